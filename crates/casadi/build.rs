@@ -1,0 +1,27 @@
+//! Compiles the C++ shim against the CasADi SDK and links `libcasadi`.
+
+fn main() {
+    let sdk = match casadi_sdk::Sdk::locate() {
+        Ok(sdk) => sdk,
+        Err(e) => {
+            println!("cargo:warning={e}");
+            panic!("{e}");
+        }
+    };
+    cxx_build::bridge("src/ffi.rs")
+        .file("cpp/shim.cc")
+        .include("include")
+        // -isystem: CasADi's own headers are not ours to warn about.
+        .flag("-isystem")
+        .flag(sdk.include_dir.to_str().expect("UTF-8 SDK path"))
+        .std("c++17")
+        .warnings(false)
+        .compile("fesd_casadi_shim");
+    sdk.emit_cargo_link(false);
+    // Dependents' build scripts read these as DEP_CASADI_LIB_DIR / DEP_CASADI_INCLUDE_DIR.
+    println!("cargo:lib_dir={}", sdk.lib_dir.display());
+    println!("cargo:include_dir={}", sdk.include_dir.display());
+    println!("cargo:rerun-if-changed=src/ffi.rs");
+    println!("cargo:rerun-if-changed=cpp/shim.cc");
+    println!("cargo:rerun-if-changed=include/shim.h");
+}

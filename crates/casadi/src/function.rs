@@ -1,0 +1,191 @@
+//! CasADi `Function`: named symbolic inputs and outputs, evaluated numerically or
+//! symbolically, differentiated, mapped and serialized.
+
+use crate::error::{Error, Result};
+use crate::ffi::bridge as ffi;
+use crate::sparsity::Sparsity;
+use crate::sx::SX;
+use cxx::UniquePtr;
+use std::fmt;
+
+/// How a mapped function evaluates its copies (CasADi's `parallelization`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Parallelization {
+    /// One after the other, in one loop (code size independent of the count).
+    #[default]
+    Serial,
+    /// Unrolled: one call per copy.
+    Unroll,
+}
+
+impl Parallelization {
+    fn as_str(self) -> &'static str {
+        match self {
+            Parallelization::Serial => "serial",
+            Parallelization::Unroll => "unroll",
+        }
+    }
+}
+
+/// A CasADi function object.
+pub struct Function {
+    pub(crate) inner: UniquePtr<ffi::Function>,
+}
+
+impl Function {
+    pub(crate) fn wrap(inner: UniquePtr<ffi::Function>) -> Self {
+        Function { inner }
+    }
+
+    /// Creates `name(inputs…) -> (outputs…)`; inputs must be purely symbolic.
+    pub fn new(name: &str, inputs: &[(&str, &SX)], outputs: &[(&str, &SX)]) -> Result<Function> {
+        let in_names: Vec<String> = inputs.iter().map(|(n, _)| n.to_string()).collect();
+        let out_names: Vec<String> = outputs.iter().map(|(n, _)| n.to_string()).collect();
+        let ins: Vec<&SX> = inputs.iter().map(|(_, x)| *x).collect();
+        let outs: Vec<&SX> = outputs.iter().map(|(_, x)| *x).collect();
+        Ok(Function::wrap(ffi::fn_new(name, &in_names, &SX::to_vec(&ins), &out_names, &SX::to_vec(&outs))?))
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> String {
+        ffi::fn_name(&self.inner).unwrap_or_default()
+    }
+
+    /// Number of inputs.
+    pub fn n_in(&self) -> usize {
+        ffi::fn_n_in(&self.inner)
+    }
+
+    /// Number of outputs.
+    pub fn n_out(&self) -> usize {
+        ffi::fn_n_out(&self.inner)
+    }
+
+    fn check_in(&self, i: usize) -> Result<()> {
+        if i >= self.n_in() {
+            return Err(Error::InvalidArgument(format!("{}: input {i} of {}", self.name(), self.n_in())));
+        }
+        Ok(())
+    }
+
+    fn check_out(&self, i: usize) -> Result<()> {
+        if i >= self.n_out() {
+            return Err(Error::InvalidArgument(format!("{}: output {i} of {}", self.name(), self.n_out())));
+        }
+        Ok(())
+    }
+
+    /// Name of input `i`.
+    pub fn name_in(&self, i: usize) -> Result<String> {
+        self.check_in(i)?;
+        Ok(ffi::fn_name_in(&self.inner, i)?)
+    }
+
+    /// Name of output `i`.
+    pub fn name_out(&self, i: usize) -> Result<String> {
+        self.check_out(i)?;
+        Ok(ffi::fn_name_out(&self.inner, i)?)
+    }
+
+    /// Sparsity of input `i`.
+    pub fn sparsity_in(&self, i: usize) -> Result<Sparsity> {
+        self.check_in(i)?;
+        Ok(Sparsity::wrap(ffi::fn_sparsity_in(&self.inner, i)?))
+    }
+
+    /// Sparsity of output `i`.
+    pub fn sparsity_out(&self, i: usize) -> Result<Sparsity> {
+        self.check_out(i)?;
+        Ok(Sparsity::wrap(ffi::fn_sparsity_out(&self.inner, i)?))
+    }
+
+    fn eval(&self, inputs: &[&[f64]], dense: bool) -> Result<Vec<Vec<f64>>> {
+        let lens: Vec<usize> = inputs.iter().map(|v| v.len()).collect();
+        let data: Vec<f64> = inputs.iter().flat_map(|v| v.iter().copied()).collect();
+        let flat = ffi::fn_eval(&self.inner, &data, &lens, dense)?;
+        let mut out = Vec::with_capacity(self.n_out());
+        let mut off = 0;
+        for i in 0..self.n_out() {
+            let sp = self.sparsity_out(i)?;
+            let n = if dense { sp.numel() } else { sp.nnz() };
+            out.push(flat[off..off + n].to_vec());
+            off += n;
+        }
+        Ok(out)
+    }
+
+    /// Evaluates on dense column-major inputs; returns dense column-major outputs.
+    pub fn eval_dense(&self, inputs: &[&[f64]]) -> Result<Vec<Vec<f64>>> {
+        self.eval(inputs, true)
+    }
+
+    /// Evaluates on the nonzeros of each input (CCS order); returns output nonzeros.
+    pub fn eval_nonzeros(&self, inputs: &[&[f64]]) -> Result<Vec<Vec<f64>>> {
+        self.eval(inputs, false)
+    }
+
+    /// Symbolic call: substitutes expressions for the inputs.
+    pub fn call(&self, args: &[&SX]) -> Result<Vec<SX>> {
+        if args.len() != self.n_in() {
+            return Err(Error::InvalidArgument(format!(
+                "{} takes {} inputs, {} given",
+                self.name(),
+                self.n_in(),
+                args.len()
+            )));
+        }
+        let res = ffi::fn_call_sx(&self.inner, &SX::to_vec(args))?;
+        (0..ffi::sxvec_len(&res)).map(|i| Ok(SX::wrap(ffi::sxvec_get(&res, i)?))).collect()
+    }
+
+    /// The Jacobian function: inputs followed by outputs (nominal), outputs `jac_<out>_<in>`.
+    pub fn jacobian(&self) -> Result<Function> {
+        Ok(Function::wrap(ffi::fn_jacobian(&self.inner)?))
+    }
+
+    /// `n` copies evaluated serially; inputs and outputs are horizontally stacked.
+    pub fn map(&self, n: usize) -> Result<Function> {
+        self.map_with(n, Parallelization::Serial)
+    }
+
+    /// `n` copies with the given evaluation strategy.
+    pub fn map_with(&self, n: usize, parallelization: Parallelization) -> Result<Function> {
+        Ok(Function::wrap(ffi::fn_map(&self.inner, n, parallelization.as_str())?))
+    }
+
+    /// Number of nodes of an SX function's algorithm.
+    pub fn n_nodes(&self) -> Result<usize> {
+        Ok(ffi::fn_n_nodes(&self.inner)?)
+    }
+
+    /// CasADi's string serialization (`Function::serialize`).
+    pub fn serialize(&self) -> Result<String> {
+        Ok(ffi::fn_serialize(&self.inner)?)
+    }
+
+    /// Reads a function serialized by CasADi (any language front-end).
+    pub fn deserialize(s: &str) -> Result<Function> {
+        Ok(Function::wrap(ffi::fn_deserialize(s)?))
+    }
+}
+
+impl Clone for Function {
+    fn clone(&self) -> Self {
+        Function::wrap(ffi::fn_clone(&self.inner))
+    }
+}
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match ffi::fn_to_string(&self.inner) {
+            Ok(s) => f.write_str(&s),
+            Err(_) => write!(f, "Function({})", self.name()),
+        }
+    }
+}
+
+impl fmt::Debug for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}

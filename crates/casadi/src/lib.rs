@@ -1,0 +1,33 @@
+//! Safe Rust bindings to the CasADi 3.8.2 C++ API.
+//!
+//! - [`SX`]: symbolic matrices with scalar expression graphs (construction,
+//!   arithmetic, concatenation, indexing, exact derivatives, serialization).
+//! - [`Sparsity`]: compressed-column sparsity patterns.
+//! - [`Function`]: functions of named symbolic inputs and outputs; numeric and
+//!   symbolic evaluation, `jacobian`, `map`, serialization.
+//! - [`CodeGenerator`]: CasADi's C code generator.
+//!
+//! Every call that CasADi may reject returns [`Result`] carrying CasADi's message;
+//! no input reaches CasADi in a way that could abort the process. Arithmetic
+//! operators (`+ - * /`) on two matrices panic on a dimension mismatch (like
+//! shape-mismatch panics of other matrix libraries); use [`SX::try_add`] and friends
+//! when the shapes come from user input.
+//!
+//! The types are neither `Send` nor `Sync`: CasADi's reference counting is not
+//! thread-safe.
+
+mod error;
+mod ffi;
+mod function;
+mod generator;
+mod sparsity;
+mod sx;
+
+pub use error::{Error, Result};
+pub use function::{Function, Parallelization};
+pub use generator::{CodeGenerator, CodegenOptions};
+pub use sparsity::Sparsity;
+pub use sx::{Indices, SX};
+
+/// The CasADi version these bindings are built against.
+pub const CASADI_VERSION: &str = "3.8.2";

@@ -1,0 +1,2 @@
+//! fesd: Finite Elements with Switch Detection.
+pub use casadi;
