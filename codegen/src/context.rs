@@ -1,0 +1,120 @@
+//! Collecting functions and rendering them as one C translation unit.
+
+use crate::compile::{compile_shared, CompileOptions};
+use crate::error::{io_err, CodegenError, Result};
+use crate::library::KernelLibrary;
+use casadi::{CodeGenerator, CodegenOptions, Function};
+use std::collections::BTreeSet;
+
+/// Collects the kernels of one model before any code is emitted.
+pub struct CodegenContext {
+    module: String,
+    functions: Vec<Function>,
+    names: BTreeSet<String>,
+}
+
+/// The C source of a module: the `.c` file, its header and the module name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedSource {
+    /// Module name: file stem, library name and prefix of module-level symbols.
+    pub module: String,
+    /// Contents of `<module>.c`.
+    pub c_source: String,
+    /// Contents of `<module>.h`.
+    pub header: String,
+    /// Names of the generated functions, in the order they were added.
+    pub kernels: Vec<String>,
+}
+
+pub(crate) fn check_identifier(name: &str) -> Result<()> {
+    let bad = |reason: &str| Err(CodegenError::InvalidName { name: name.to_string(), reason: reason.to_string() });
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return bad("empty"),
+        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => return bad("must start with a letter or '_'"),
+        _ => {}
+    }
+    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return bad("only ASCII letters, digits and '_' are allowed");
+    }
+    if name.starts_with("casadi_") {
+        return bad("the prefix 'casadi_' is reserved for CasADi's helpers");
+    }
+    Ok(())
+}
+
+impl CodegenContext {
+    /// A context for the module `module` (a C identifier).
+    pub fn new(module: &str) -> Result<CodegenContext> {
+        check_identifier(module)?;
+        Ok(CodegenContext { module: module.to_string(), functions: Vec::new(), names: BTreeSet::new() })
+    }
+
+    /// The module name.
+    pub fn module(&self) -> &str {
+        &self.module
+    }
+
+    /// Adds a function; its name becomes the C symbol and must be unique in the module.
+    pub fn add(&mut self, f: &Function) -> Result<()> {
+        let name = f.name();
+        check_identifier(&name)?;
+        if !self.names.insert(name.clone()) {
+            return Err(CodegenError::InvalidName { name, reason: "added twice to the module".into() });
+        }
+        self.functions.push(f.clone());
+        Ok(())
+    }
+
+    /// Names of the collected functions.
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.functions.iter().map(|f| f.name()).collect()
+    }
+
+    /// Emits the C source and header of all collected functions.
+    pub fn render(&self) -> Result<GeneratedSource> {
+        let mut gen = CodeGenerator::new(&self.module, &CodegenOptions::default())?;
+        for f in &self.functions {
+            gen.add(f, false)?;
+        }
+        let dir = tempdir_for(&self.module)?;
+        let c_path = gen.generate(&dir)?;
+        let h_path = c_path.with_extension("h");
+        let c_source = std::fs::read_to_string(&c_path).map_err(io_err("reading", &c_path))?;
+        let header = std::fs::read_to_string(&h_path).map_err(io_err("reading", &h_path))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(GeneratedSource { module: self.module.clone(), c_source, header, kernels: self.kernel_names() })
+    }
+
+    /// Renders, compiles (or reuses the cached object) and loads the module.
+    pub fn compile(&self, opts: &CompileOptions) -> Result<KernelLibrary> {
+        self.render()?.compile(opts)
+    }
+}
+
+impl GeneratedSource {
+    /// Compiles into a shared object (or reuses a cached one) and loads it.
+    pub fn compile(&self, opts: &CompileOptions) -> Result<KernelLibrary> {
+        let (path, cache_hit) = compile_shared(self, opts)?;
+        KernelLibrary::open(&path, self, cache_hit)
+    }
+
+    /// Writes `<dir>/<module>.c` and `<dir>/<module>.h`; returns the `.c` path.
+    pub fn write_to(&self, dir: &std::path::Path) -> Result<std::path::PathBuf> {
+        std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
+        let c = dir.join(format!("{}.c", self.module));
+        let h = dir.join(format!("{}.h", self.module));
+        std::fs::write(&c, &self.c_source).map_err(io_err("writing", &c))?;
+        std::fs::write(&h, &self.header).map_err(io_err("writing", &h))?;
+        Ok(c)
+    }
+}
+
+fn tempdir_for(module: &str) -> Result<std::path::PathBuf> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("fesd-gen-{module}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(io_err("creating", &dir))?;
+    Ok(dir)
+}

@@ -1,0 +1,26 @@
+//! C kernels from CasADi functions: generate, compile, cache, load, call.
+//!
+//! The pipeline is *collect, then emit*: a [`CodegenContext`] gathers every
+//! [`casadi::Function`] of a model (objective, constraints, Jacobians, Hessians …),
+//! renders them into one C translation unit with CasADi's code generator
+//! ([`CodegenContext::render`]), and [`GeneratedSource::compile`] turns that into a
+//! shared object, compiled with the C compiler the `cc` crate finds. Compiled objects
+//! are cached on disk under a hash of the source, the compiler and its flags, so the
+//! second run of the same model compiles nothing ([`KernelLibrary::cache_hit`]).
+//! A loaded [`KernelLibrary`] hands out [`Kernel`]s: typed handles with preallocated
+//! work arrays that evaluate one generated function on CCS nonzeros.
+//!
+//! For binaries that embed kernels without compiling at run time, [`build_support`]
+//! compiles a [`GeneratedSource`] into a static library from a user's `build.rs`.
+
+mod compile;
+mod context;
+mod error;
+mod library;
+
+pub mod build_support;
+
+pub use compile::{compiler_runs, CompileOptions, OptLevel};
+pub use context::{CodegenContext, GeneratedSource};
+pub use error::{CodegenError, Result};
+pub use library::{Ccs, Kernel, KernelLibrary};
