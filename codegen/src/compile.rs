@@ -136,7 +136,9 @@ pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Re
     }
     let c_file = src.write_to(&dir)?;
     // Compile to a private name, then rename: concurrent processes never see a partial object.
-    let tmp = dir.join(format!(".lib{}.so.{}.tmp", src.module, std::process::id()));
+    static TMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let unique = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".lib{}.so.{}-{unique}.tmp", src.module, std::process::id()));
     command.arg("-shared").arg("-o").arg(&tmp).arg(&c_file);
     COMPILER_RUNS.fetch_add(1, Ordering::SeqCst);
     let out = command
@@ -149,6 +151,12 @@ pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Re
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
     }
-    std::fs::rename(&tmp, &lib).map_err(io_err("renaming into", &lib))?;
+    // Another thread or process may have finished the same object first; both are identical.
+    if let Err(e) = std::fs::rename(&tmp, &lib) {
+        let _ = std::fs::remove_file(&tmp);
+        if !lib.is_file() {
+            return Err(io_err("renaming into", &lib)(e));
+        }
+    }
     Ok((lib, false))
 }

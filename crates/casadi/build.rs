@@ -17,7 +17,7 @@ fn main() {
         .std("c++17")
         .warnings(false)
         .compile("fesd_casadi_shim");
-    sdk.emit_cargo_link(false);
+    sdk.emit_cargo_link(&["casadi"]);
     // Dependents' build scripts read these as DEP_CASADI_LIB_DIR / DEP_CASADI_INCLUDE_DIR.
     println!("cargo:lib_dir={}", sdk.lib_dir.display());
     println!("cargo:include_dir={}", sdk.include_dir.display());

@@ -120,13 +120,12 @@ impl Sdk {
         ))
     }
 
-    /// Prints the cargo directives that link `libcasadi` (and `libipopt` if `ipopt`)
-    /// and set the rpath of this package's binaries, tests and examples.
-    pub fn emit_cargo_link(&self, ipopt: bool) {
+    /// Prints the cargo directives that link the SDK libraries `libs` (e.g. `"casadi"`,
+    /// `"ipopt"`) and set the rpath of this package's binaries, tests and examples.
+    pub fn emit_cargo_link(&self, libs: &[&str]) {
         println!("cargo:rustc-link-search=native={}", self.lib_dir.display());
-        println!("cargo:rustc-link-lib=dylib=casadi");
-        if ipopt {
-            println!("cargo:rustc-link-lib=dylib=ipopt");
+        for lib in libs {
+            println!("cargo:rustc-link-lib=dylib={lib}");
         }
         self.emit_rpath();
     }

@@ -25,132 +25,173 @@ rust::Vec<int64_t> to_rust_index(const V& v) {
 
 }  // namespace
 
-// ---- SX construction ----
-std::unique_ptr<SX> sx_sym(rust::Str name, size_t nrow, size_t ncol) {
-  return boxed(SX::sym(std::string(name), casadi_int(nrow), casadi_int(ncol)));
-}
-std::unique_ptr<SX> sx_constant(size_t nrow, size_t ncol, double value) {
-  return boxed(SX(casadi::Sparsity::dense(casadi_int(nrow), casadi_int(ncol)), value));
-}
-std::unique_ptr<SX> sx_from_column_major(size_t nrow, size_t ncol, rust::Slice<const double> data) {
+// ---- Matrix API, once for SX and MX ----
+
+template <typename M>
+std::unique_ptr<M> m_from_column_major(size_t nrow, size_t ncol, rust::Slice<const double> data) {
   if (data.size() != nrow * ncol) {
     std::ostringstream m;
-    m << "SX from data: " << data.size() << " values given for a " << nrow << "x" << ncol << " matrix";
+    m << "matrix from data: " << data.size() << " values given for a " << nrow << "x" << ncol << " matrix";
     throw std::invalid_argument(m.str());
   }
-  std::vector<casadi::SXElem> nz(data.begin(), data.end());
-  return boxed(SX(casadi::Sparsity::dense(casadi_int(nrow), casadi_int(ncol)), nz));
+  std::vector<double> nz(data.begin(), data.end());
+  return std::make_unique<M>(casadi::DM(casadi::Sparsity::dense(casadi_int(nrow), casadi_int(ncol)), nz));
 }
-std::unique_ptr<SX> sx_from_sparsity(const Sparsity& sp, rust::Slice<const double> nonzeros) {
+
+template <typename M>
+std::unique_ptr<M> m_from_sparsity(const Sparsity& sp, rust::Slice<const double> nonzeros) {
   if (casadi_int(nonzeros.size()) != sp.nnz()) {
     std::ostringstream m;
-    m << "SX from nonzeros: " << nonzeros.size() << " values given for a pattern with " << sp.nnz() << " nonzeros";
+    m << "matrix from nonzeros: " << nonzeros.size() << " values given for a pattern with " << sp.nnz()
+      << " nonzeros";
     throw std::invalid_argument(m.str());
   }
-  std::vector<casadi::SXElem> nz(nonzeros.begin(), nonzeros.end());
-  return boxed(SX(sp, nz));
+  std::vector<double> nz(nonzeros.begin(), nonzeros.end());
+  return std::make_unique<M>(casadi::DM(sp, nz));
 }
-std::unique_ptr<SX> sx_clone(const SX& a) { return std::make_unique<SX>(a); }
 
-// ---- SX inspection ----
-size_t sx_nrow(const SX& a) { return size_t(a.size1()); }
-size_t sx_ncol(const SX& a) { return size_t(a.size2()); }
-size_t sx_nnz(const SX& a) { return size_t(a.nnz()); }
-bool sx_is_symbolic(const SX& a) { return a.is_valid_input(); }
-size_t sx_n_nodes(const SX& a) { return size_t(SX::n_nodes(a)); }
-rust::String sx_to_string(const SX& a) { return rust::String(a.get_str()); }
-std::unique_ptr<Sparsity> sx_sparsity(const SX& a) { return std::make_unique<Sparsity>(a.sparsity()); }
-rust::Vec<double> sx_evalf(const SX& a) {
-  casadi::DM d = casadi::DM::densify(SX::evalf(a));
+template <typename M>
+rust::Vec<double> m_evalf(const M& a) {
+  casadi::DM d = casadi::DM::densify(M::evalf(a));
   rust::Vec<double> out;
   for (double x : d.nonzeros()) out.push_back(x);
   return out;
 }
 
-// ---- SX arithmetic ----
-std::unique_ptr<SX> sx_binary(uint8_t op, const SX& a, const SX& b) {
+template <typename M>
+std::unique_ptr<M> m_binary(uint8_t op, const M& a, const M& b) {
   switch (op) {
-    case 0: return boxed(a + b);
-    case 1: return boxed(a - b);
-    case 2: return boxed(a * b);
-    case 3: return boxed(a / b);
-    case 4: return boxed(pow(a, b));
-    case 5: return boxed(fmin(a, b));
-    case 6: return boxed(fmax(a, b));
-    case 7: return boxed(SX::mtimes(a, b));
-    case 8: return boxed(SX::dot(a, b));
-    case 9: return boxed(atan2(a, b));
-    case 10: return boxed(a < b);
-    case 11: return boxed(a <= b);
-    case 12: return boxed(a == b);
+    case 0: return boxed(M(a + b));
+    case 1: return boxed(M(a - b));
+    case 2: return boxed(M(a * b));
+    case 3: return boxed(M(a / b));
+    case 4: return boxed(M(pow(a, b)));
+    case 5: return boxed(M(fmin(a, b)));
+    case 6: return boxed(M(fmax(a, b)));
+    case 7: return boxed(M(mtimes(a, b)));
+    case 8: return boxed(M(dot(a, b)));
+    case 9: return boxed(M(atan2(a, b)));
+    case 10: return boxed(M(a < b));
+    case 11: return boxed(M(a <= b));
+    case 12: return boxed(M(a == b));
     default: throw std::invalid_argument("unknown binary operation code");
   }
 }
-std::unique_ptr<SX> sx_unary(uint8_t op, const SX& a) {
+
+template <typename M>
+std::unique_ptr<M> m_unary(uint8_t op, const M& a) {
   switch (op) {
-    case 0: return boxed(-a);
-    case 1: return boxed(sin(a));
-    case 2: return boxed(cos(a));
-    case 3: return boxed(tan(a));
-    case 4: return boxed(exp(a));
-    case 5: return boxed(log(a));
-    case 6: return boxed(sqrt(a));
-    case 7: return boxed(tanh(a));
-    case 8: return boxed(fabs(a));
-    case 9: return boxed(a.T());
-    case 10: return boxed(SX::sum1(SX::sum2(a)));
-    case 11: return boxed(SX::norm_2(a));
-    case 12: return boxed(sign(a));
-    case 13: return boxed(SX::densify(a));
-    case 14: return boxed(SX::tril(a));
+    case 0: return boxed(M(-a));
+    case 1: return boxed(M(sin(a)));
+    case 2: return boxed(M(cos(a)));
+    case 3: return boxed(M(tan(a)));
+    case 4: return boxed(M(exp(a)));
+    case 5: return boxed(M(log(a)));
+    case 6: return boxed(M(sqrt(a)));
+    case 7: return boxed(M(tanh(a)));
+    case 8: return boxed(M(fabs(a)));
+    case 9: return boxed(M(a.T()));
+    case 10: return boxed(M(sum1(sum2(a))));
+    case 11: return boxed(M(norm_2(a)));
+    case 12: return boxed(M(sign(a)));
+    case 13: return boxed(M(densify(a)));
+    case 14: return boxed(M(tril(a)));
     default: throw std::invalid_argument("unknown unary operation code");
   }
 }
-std::unique_ptr<SX> sx_if_else(const SX& c, const SX& a, const SX& b) { return boxed(SX::if_else(c, a, b)); }
 
-// ---- SX structure ----
-std::unique_ptr<SX> sx_vertcat(const SXVec& v) { return boxed(SX::vertcat(v.items)); }
-std::unique_ptr<SX> sx_horzcat(const SXVec& v) { return boxed(SX::horzcat(v.items)); }
-std::unique_ptr<SX> sx_reshape(const SX& a, size_t nrow, size_t ncol) {
-  return boxed(SX::reshape(a, casadi_int(nrow), casadi_int(ncol)));
-}
-std::unique_ptr<SX> sx_get(const SX& a, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols) {
-  SX out;
+template <typename M>
+std::unique_ptr<M> m_get(const M& a, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols) {
+  M out;
   a.get(out, false, casadi::Matrix<casadi_int>(to_index(rows)), casadi::Matrix<casadi_int>(to_index(cols)));
   return boxed(std::move(out));
 }
-std::unique_ptr<SX> sx_get_nz(const SX& a, rust::Slice<const int64_t> idx) {
-  SX out;
+
+template <typename M>
+std::unique_ptr<M> m_get_nz(const M& a, rust::Slice<const int64_t> idx) {
+  M out;
   a.get_nz(out, false, casadi::Matrix<casadi_int>(to_index(idx)));
   return boxed(std::move(out));
 }
-void sx_set(SX& a, const SX& value, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols) {
-  a.set(value, false, casadi::Matrix<casadi_int>(to_index(rows)), casadi::Matrix<casadi_int>(to_index(cols)));
+
+template <typename M, typename V>
+std::unique_ptr<Function> m_fn_new(rust::Str name, rust::Slice<const rust::String> in_names, const V& inputs,
+                                   rust::Slice<const rust::String> out_names, const V& outputs) {
+  std::vector<std::string> ni, no;
+  for (const auto& s : in_names) ni.emplace_back(std::string(s));
+  for (const auto& s : out_names) no.emplace_back(std::string(s));
+  return boxed(Function(std::string(name), inputs.items, outputs.items, ni, no));
 }
 
-// ---- SX calculus ----
-std::unique_ptr<SX> sx_jacobian(const SX& f, const SX& x) { return boxed(SX::jacobian(f, x)); }
-std::unique_ptr<SX> sx_gradient(const SX& f, const SX& x) { return boxed(SX::gradient(f, x)); }
-std::unique_ptr<SX> sx_hessian(const SX& f, const SX& x) {
-  SX g;
-  return boxed(SX::hessian(f, x, g));
-}
-std::unique_ptr<SX> sx_jtimes(const SX& f, const SX& x, const SX& v, bool transpose) {
-  return boxed(SX::jtimes(f, x, v, transpose));
-}
-std::unique_ptr<SX> sx_substitute(const SX& ex, const SX& v, const SX& vdef) {
-  return boxed(SX::substitute(ex, v, vdef));
-}
+#define FESD_MATRIX_IMPL(P, M, V)                                                                          \
+  std::unique_ptr<M> P##_sym(rust::Str name, size_t nrow, size_t ncol) {                                   \
+    return boxed(M::sym(std::string(name), casadi_int(nrow), casadi_int(ncol)));                           \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_constant(size_t nrow, size_t ncol, double value) {                               \
+    return boxed(M(casadi::DM(casadi::Sparsity::dense(casadi_int(nrow), casadi_int(ncol)), value)));       \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_from_column_major(size_t nrow, size_t ncol, rust::Slice<const double> data) {    \
+    return m_from_column_major<M>(nrow, ncol, data);                                                       \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_from_sparsity(const Sparsity& sp, rust::Slice<const double> nonzeros) {          \
+    return m_from_sparsity<M>(sp, nonzeros);                                                               \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_clone(const M& a) { return std::make_unique<M>(a); }                              \
+  size_t P##_nrow(const M& a) { return size_t(a.size1()); }                                                \
+  size_t P##_ncol(const M& a) { return size_t(a.size2()); }                                                \
+  size_t P##_nnz(const M& a) { return size_t(a.nnz()); }                                                   \
+  bool P##_is_symbolic(const M& a) { return a.is_valid_input(); }                                          \
+  size_t P##_n_nodes(const M& a) { return size_t(M::n_nodes(a)); }                                                 \
+  rust::String P##_to_string(const M& a) { return rust::String(a.get_str()); }                             \
+  std::unique_ptr<Sparsity> P##_sparsity(const M& a) { return std::make_unique<Sparsity>(a.sparsity()); }  \
+  rust::Vec<double> P##_evalf(const M& a) { return m_evalf<M>(a); }                                        \
+  std::unique_ptr<M> P##_binary(uint8_t op, const M& a, const M& b) { return m_binary<M>(op, a, b); }      \
+  std::unique_ptr<M> P##_unary(uint8_t op, const M& a) { return m_unary<M>(op, a); }                       \
+  std::unique_ptr<M> P##_if_else(const M& c, const M& a, const M& b) { return boxed(M(if_else(c, a, b))); } \
+  std::unique_ptr<M> P##_vertcat(const V& v) { return boxed(M::vertcat(v.items)); }                        \
+  std::unique_ptr<M> P##_horzcat(const V& v) { return boxed(M::horzcat(v.items)); }                        \
+  std::unique_ptr<M> P##_reshape(const M& a, size_t nrow, size_t ncol) {                                   \
+    return boxed(M(reshape(a, casadi_int(nrow), casadi_int(ncol))));                                       \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_get(const M& a, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols) { \
+    return m_get<M>(a, rows, cols);                                                                        \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_get_nz(const M& a, rust::Slice<const int64_t> idx) { return m_get_nz<M>(a, idx); } \
+  void P##_set(M& a, const M& value, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols) {  \
+    a.set(value, false, casadi::Matrix<casadi_int>(to_index(rows)), casadi::Matrix<casadi_int>(to_index(cols))); \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_jacobian(const M& f, const M& x) { return boxed(M(jacobian(f, x))); }            \
+  std::unique_ptr<M> P##_gradient(const M& f, const M& x) { return boxed(M(gradient(f, x))); }            \
+  std::unique_ptr<M> P##_hessian(const M& f, const M& x) {                                                 \
+    M g;                                                                                                   \
+    return boxed(M(hessian(f, x, g)));                                                                     \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_jtimes(const M& f, const M& x, const M& v, bool transpose) {                     \
+    return boxed(M(jtimes(f, x, v, transpose)));                                                           \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_substitute(const M& ex, const M& v, const M& vdef) {                              \
+    return boxed(M(substitute(ex, v, vdef)));                                                              \
+  }                                                                                                        \
+  std::unique_ptr<V> P##vec_new() { return std::make_unique<V>(); }                                        \
+  void P##vec_push(V& v, const M& a) { v.items.push_back(a); }                                             \
+  size_t P##vec_len(const V& v) { return v.items.size(); }                                                 \
+  std::unique_ptr<M> P##vec_get(const V& v, size_t i) { return std::make_unique<M>(v.items.at(i)); }       \
+  std::unique_ptr<Function> fn_new_##P(rust::Str name, rust::Slice<const rust::String> in_names, const V& inputs, \
+                                       rust::Slice<const rust::String> out_names, const V& outputs) {     \
+    return m_fn_new<M, V>(name, in_names, inputs, out_names, outputs);                                     \
+  }                                                                                                        \
+  std::unique_ptr<V> fn_call_##P(const Function& f, const V& args) {                                       \
+    auto out = std::make_unique<V>();                                                                      \
+    out->items = f(args.items);                                                                            \
+    return out;                                                                                            \
+  }
+
+FESD_MATRIX_IMPL(sx, SX, SXVec)
+FESD_MATRIX_IMPL(mx, MX, MXVec)
 
 // ---- SX serialization ----
 rust::String sx_serialize(const SX& a) { return rust::String(a.serialize()); }
 std::unique_ptr<SX> sx_deserialize(rust::Str s) { return boxed(SX::deserialize(std::string(s))); }
-
-// ---- SX lists ----
-std::unique_ptr<SXVec> sxvec_new() { return std::make_unique<SXVec>(); }
-void sxvec_push(SXVec& v, const SX& a) { v.items.push_back(a); }
-size_t sxvec_len(const SXVec& v) { return v.items.size(); }
-std::unique_ptr<SX> sxvec_get(const SXVec& v, size_t i) { return std::make_unique<SX>(v.items.at(i)); }
 
 // ---- Sparsity ----
 std::unique_ptr<Sparsity> sp_dense(size_t nrow, size_t ncol) {
@@ -170,13 +211,6 @@ bool sp_equal(const Sparsity& a, const Sparsity& b) { return a == b; }
 rust::String sp_to_string(const Sparsity& s) { return rust::String(s.dim(true)); }
 
 // ---- Function ----
-std::unique_ptr<Function> fn_new(rust::Str name, rust::Slice<const rust::String> in_names, const SXVec& inputs,
-                                 rust::Slice<const rust::String> out_names, const SXVec& outputs) {
-  std::vector<std::string> ni, no;
-  for (const auto& s : in_names) ni.emplace_back(std::string(s));
-  for (const auto& s : out_names) no.emplace_back(std::string(s));
-  return boxed(Function(std::string(name), inputs.items, outputs.items, ni, no));
-}
 std::unique_ptr<Function> fn_clone(const Function& f) { return std::make_unique<Function>(f); }
 rust::String fn_name(const Function& f) { return rust::String(f.name()); }
 size_t fn_n_in(const Function& f) { return size_t(f.n_in()); }
@@ -225,15 +259,11 @@ rust::Vec<double> fn_eval(const Function& f, rust::Slice<const double> data, rus
   }
   return out;
 }
-std::unique_ptr<SXVec> fn_call_sx(const Function& f, const SXVec& args) {
-  auto out = std::make_unique<SXVec>();
-  out->items = f(args.items);
-  return out;
-}
 std::unique_ptr<Function> fn_jacobian(const Function& f) { return boxed(f.jacobian()); }
 std::unique_ptr<Function> fn_map(const Function& f, size_t n, rust::Str parallelization) {
   return boxed(f.map(casadi_int(n), std::string(parallelization)));
 }
+std::unique_ptr<Function> fn_expand(const Function& f) { return boxed(f.expand()); }
 size_t fn_n_nodes(const Function& f) { return size_t(f.n_nodes()); }
 rust::String fn_serialize(const Function& f) { return rust::String(f.serialize()); }
 std::unique_ptr<Function> fn_deserialize(rust::Str s) { return boxed(Function::deserialize(std::string(s))); }

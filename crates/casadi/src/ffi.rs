@@ -47,17 +47,19 @@ pub(crate) mod bridge {
         include!("shim.h");
 
         type SX;
+        type MX;
         type SXVec;
+        type MXVec;
         type Sparsity;
         type Function;
         type CodeGenerator;
 
+        // ---- matrix API (SX) ----
         fn sx_sym(name: &str, nrow: usize, ncol: usize) -> Result<UniquePtr<SX>>;
         fn sx_constant(nrow: usize, ncol: usize, value: f64) -> Result<UniquePtr<SX>>;
         fn sx_from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Result<UniquePtr<SX>>;
         fn sx_from_sparsity(sp: &Sparsity, nonzeros: &[f64]) -> Result<UniquePtr<SX>>;
         fn sx_clone(a: &SX) -> UniquePtr<SX>;
-
         fn sx_nrow(a: &SX) -> usize;
         fn sx_ncol(a: &SX) -> usize;
         fn sx_nnz(a: &SX) -> usize;
@@ -66,31 +68,76 @@ pub(crate) mod bridge {
         fn sx_to_string(a: &SX) -> Result<String>;
         fn sx_sparsity(a: &SX) -> UniquePtr<Sparsity>;
         fn sx_evalf(a: &SX) -> Result<Vec<f64>>;
-
         fn sx_binary(op: u8, a: &SX, b: &SX) -> Result<UniquePtr<SX>>;
         fn sx_unary(op: u8, a: &SX) -> Result<UniquePtr<SX>>;
         fn sx_if_else(c: &SX, a: &SX, b: &SX) -> Result<UniquePtr<SX>>;
-
         fn sx_vertcat(v: &SXVec) -> Result<UniquePtr<SX>>;
         fn sx_horzcat(v: &SXVec) -> Result<UniquePtr<SX>>;
         fn sx_reshape(a: &SX, nrow: usize, ncol: usize) -> Result<UniquePtr<SX>>;
         fn sx_get(a: &SX, rows: &[i64], cols: &[i64]) -> Result<UniquePtr<SX>>;
         fn sx_get_nz(a: &SX, idx: &[i64]) -> Result<UniquePtr<SX>>;
         fn sx_set(a: Pin<&mut SX>, value: &SX, rows: &[i64], cols: &[i64]) -> Result<()>;
-
         fn sx_jacobian(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
         fn sx_gradient(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
         fn sx_hessian(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
         fn sx_jtimes(f: &SX, x: &SX, v: &SX, transpose: bool) -> Result<UniquePtr<SX>>;
         fn sx_substitute(ex: &SX, v: &SX, vdef: &SX) -> Result<UniquePtr<SX>>;
-
-        fn sx_serialize(a: &SX) -> Result<String>;
-        fn sx_deserialize(s: &str) -> Result<UniquePtr<SX>>;
-
         fn sxvec_new() -> UniquePtr<SXVec>;
         fn sxvec_push(v: Pin<&mut SXVec>, a: &SX);
         fn sxvec_len(v: &SXVec) -> usize;
         fn sxvec_get(v: &SXVec, i: usize) -> Result<UniquePtr<SX>>;
+        fn fn_new_sx(
+            name: &str,
+            in_names: &[String],
+            inputs: &SXVec,
+            out_names: &[String],
+            outputs: &SXVec,
+        ) -> Result<UniquePtr<Function>>;
+        fn fn_call_sx(f: &Function, args: &SXVec) -> Result<UniquePtr<SXVec>>;
+
+        // ---- matrix API (MX) ----
+        fn mx_sym(name: &str, nrow: usize, ncol: usize) -> Result<UniquePtr<MX>>;
+        fn mx_constant(nrow: usize, ncol: usize, value: f64) -> Result<UniquePtr<MX>>;
+        fn mx_from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Result<UniquePtr<MX>>;
+        fn mx_from_sparsity(sp: &Sparsity, nonzeros: &[f64]) -> Result<UniquePtr<MX>>;
+        fn mx_clone(a: &MX) -> UniquePtr<MX>;
+        fn mx_nrow(a: &MX) -> usize;
+        fn mx_ncol(a: &MX) -> usize;
+        fn mx_nnz(a: &MX) -> usize;
+        fn mx_is_symbolic(a: &MX) -> bool;
+        fn mx_n_nodes(a: &MX) -> Result<usize>;
+        fn mx_to_string(a: &MX) -> Result<String>;
+        fn mx_sparsity(a: &MX) -> UniquePtr<Sparsity>;
+        fn mx_evalf(a: &MX) -> Result<Vec<f64>>;
+        fn mx_binary(op: u8, a: &MX, b: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_unary(op: u8, a: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_if_else(c: &MX, a: &MX, b: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_vertcat(v: &MXVec) -> Result<UniquePtr<MX>>;
+        fn mx_horzcat(v: &MXVec) -> Result<UniquePtr<MX>>;
+        fn mx_reshape(a: &MX, nrow: usize, ncol: usize) -> Result<UniquePtr<MX>>;
+        fn mx_get(a: &MX, rows: &[i64], cols: &[i64]) -> Result<UniquePtr<MX>>;
+        fn mx_get_nz(a: &MX, idx: &[i64]) -> Result<UniquePtr<MX>>;
+        fn mx_set(a: Pin<&mut MX>, value: &MX, rows: &[i64], cols: &[i64]) -> Result<()>;
+        fn mx_jacobian(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_gradient(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_hessian(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_jtimes(f: &MX, x: &MX, v: &MX, transpose: bool) -> Result<UniquePtr<MX>>;
+        fn mx_substitute(ex: &MX, v: &MX, vdef: &MX) -> Result<UniquePtr<MX>>;
+        fn mxvec_new() -> UniquePtr<MXVec>;
+        fn mxvec_push(v: Pin<&mut MXVec>, a: &MX);
+        fn mxvec_len(v: &MXVec) -> usize;
+        fn mxvec_get(v: &MXVec, i: usize) -> Result<UniquePtr<MX>>;
+        fn fn_new_mx(
+            name: &str,
+            in_names: &[String],
+            inputs: &MXVec,
+            out_names: &[String],
+            outputs: &MXVec,
+        ) -> Result<UniquePtr<Function>>;
+        fn fn_call_mx(f: &Function, args: &MXVec) -> Result<UniquePtr<MXVec>>;
+
+        fn sx_serialize(a: &SX) -> Result<String>;
+        fn sx_deserialize(s: &str) -> Result<UniquePtr<SX>>;
 
         fn sp_dense(nrow: usize, ncol: usize) -> Result<UniquePtr<Sparsity>>;
         fn sp_triplet(nrow: usize, ncol: usize, rows: &[i64], cols: &[i64]) -> Result<UniquePtr<Sparsity>>;
@@ -103,13 +150,6 @@ pub(crate) mod bridge {
         fn sp_equal(a: &Sparsity, b: &Sparsity) -> bool;
         fn sp_to_string(s: &Sparsity) -> Result<String>;
 
-        fn fn_new(
-            name: &str,
-            in_names: &[String],
-            inputs: &SXVec,
-            out_names: &[String],
-            outputs: &SXVec,
-        ) -> Result<UniquePtr<Function>>;
         fn fn_clone(f: &Function) -> UniquePtr<Function>;
         fn fn_name(f: &Function) -> Result<String>;
         fn fn_n_in(f: &Function) -> usize;
@@ -119,9 +159,9 @@ pub(crate) mod bridge {
         fn fn_sparsity_in(f: &Function, i: usize) -> Result<UniquePtr<Sparsity>>;
         fn fn_sparsity_out(f: &Function, i: usize) -> Result<UniquePtr<Sparsity>>;
         fn fn_eval(f: &Function, data: &[f64], lens: &[usize], dense: bool) -> Result<Vec<f64>>;
-        fn fn_call_sx(f: &Function, args: &SXVec) -> Result<UniquePtr<SXVec>>;
         fn fn_jacobian(f: &Function) -> Result<UniquePtr<Function>>;
         fn fn_map(f: &Function, n: usize, parallelization: &str) -> Result<UniquePtr<Function>>;
+        fn fn_expand(f: &Function) -> Result<UniquePtr<Function>>;
         fn fn_n_nodes(f: &Function) -> Result<usize>;
         fn fn_serialize(f: &Function) -> Result<String>;
         fn fn_deserialize(s: &str) -> Result<UniquePtr<Function>>;

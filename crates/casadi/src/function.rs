@@ -4,7 +4,8 @@
 use crate::error::{Error, Result};
 use crate::ffi::bridge as ffi;
 use crate::sparsity::Sparsity;
-use crate::sx::SX;
+use crate::kind::Kind;
+use crate::matrix::Matrix;
 use cxx::UniquePtr;
 use std::fmt;
 
@@ -37,13 +38,15 @@ impl Function {
         Function { inner }
     }
 
-    /// Creates `name(inputs…) -> (outputs…)`; inputs must be purely symbolic.
-    pub fn new(name: &str, inputs: &[(&str, &SX)], outputs: &[(&str, &SX)]) -> Result<Function> {
+    /// Creates `name(inputs…) -> (outputs…)` from `SX` or `MX` expressions; inputs must
+    /// be purely symbolic.
+    pub fn new<K: Kind>(name: &str, inputs: &[(&str, &Matrix<K>)], outputs: &[(&str, &Matrix<K>)]) -> Result<Function> {
         let in_names: Vec<String> = inputs.iter().map(|(n, _)| n.to_string()).collect();
         let out_names: Vec<String> = outputs.iter().map(|(n, _)| n.to_string()).collect();
-        let ins: Vec<&SX> = inputs.iter().map(|(_, x)| *x).collect();
-        let outs: Vec<&SX> = outputs.iter().map(|(_, x)| *x).collect();
-        Ok(Function::wrap(ffi::fn_new(name, &in_names, &SX::to_vec(&ins), &out_names, &SX::to_vec(&outs))?))
+        let ins: Vec<&Matrix<K>> = inputs.iter().map(|(_, x)| *x).collect();
+        let outs: Vec<&Matrix<K>> = outputs.iter().map(|(_, x)| *x).collect();
+        let (ins, outs) = (Matrix::to_vec(&ins), Matrix::to_vec(&outs));
+        Ok(Function::wrap(K::function_new(name, &in_names, &ins, &out_names, &outs)?))
     }
 
     /// The function's name.
@@ -124,8 +127,9 @@ impl Function {
         self.eval(inputs, false)
     }
 
-    /// Symbolic call: substitutes expressions for the inputs.
-    pub fn call(&self, args: &[&SX]) -> Result<Vec<SX>> {
+    /// Symbolic call with `SX` or `MX` arguments. With `SX`, the function's graph is
+    /// inlined; with `MX`, the call stays one node (and one kernel in generated code).
+    pub fn call<K: Kind>(&self, args: &[&Matrix<K>]) -> Result<Vec<Matrix<K>>> {
         if args.len() != self.n_in() {
             return Err(Error::InvalidArgument(format!(
                 "{} takes {} inputs, {} given",
@@ -134,8 +138,8 @@ impl Function {
                 args.len()
             )));
         }
-        let res = ffi::fn_call_sx(&self.inner, &SX::to_vec(args))?;
-        (0..ffi::sxvec_len(&res)).map(|i| Ok(SX::wrap(ffi::sxvec_get(&res, i)?))).collect()
+        let res = K::function_call(&self.inner, &Matrix::to_vec(args))?;
+        (0..K::list_len(&res)).map(|i| Ok(Matrix::wrap(K::list_get(&res, i)?))).collect()
     }
 
     /// The Jacobian function: inputs followed by outputs (nominal), outputs `jac_<out>_<in>`.
@@ -153,7 +157,13 @@ impl Function {
         Ok(Function::wrap(ffi::fn_map(&self.inner, n, parallelization.as_str())?))
     }
 
-    /// Number of nodes of an SX function's algorithm.
+    /// The same function with every MX operation expanded into SX (faster to evaluate,
+    /// larger generated code).
+    pub fn expand(&self) -> Result<Function> {
+        Ok(Function::wrap(ffi::fn_expand(&self.inner)?))
+    }
+
+    /// Number of nodes of the function's algorithm.
     pub fn n_nodes(&self) -> Result<usize> {
         Ok(ffi::fn_n_nodes(&self.inner)?)
     }

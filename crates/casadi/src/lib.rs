@@ -1,7 +1,8 @@
 //! Safe Rust bindings to the CasADi 3.8.2 C++ API.
 //!
-//! - [`SX`]: symbolic matrices with scalar expression graphs (construction,
-//!   arithmetic, concatenation, indexing, exact derivatives, serialization).
+//! - [`SX`] and [`MX`]: symbolic matrices over scalar (`SX`) or matrix (`MX`)
+//!   expression graphs, both the generic [`Matrix`] (construction, arithmetic,
+//!   concatenation, indexing, exact derivatives; `SX` also serialization).
 //! - [`Sparsity`]: compressed-column sparsity patterns.
 //! - [`Function`]: functions of named symbolic inputs and outputs; numeric and
 //!   symbolic evaluation, `jacobian`, `map`, serialization.
@@ -20,14 +21,16 @@ mod error;
 mod ffi;
 mod function;
 mod generator;
+mod kind;
+mod matrix;
 mod sparsity;
-mod sx;
 
 pub use error::{Error, Result};
 pub use function::{Function, Parallelization};
 pub use generator::{CodeGenerator, CodegenOptions};
 pub use sparsity::Sparsity;
-pub use sx::{Indices, SX};
+pub use kind::{Kind, Mx, Sx};
+pub use matrix::{Indices, Matrix, MX, SX};
 
 /// The CasADi version these bindings are built against.
 pub const CASADI_VERSION: &str = "3.8.2";

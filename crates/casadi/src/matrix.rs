@@ -1,20 +1,27 @@
-//! Symbolic matrices of scalar expressions (CasADi `SX`).
+//! Symbolic matrices (CasADi `SX` and `MX`), one generic implementation for both.
 
 use crate::error::{Error, Result};
-use crate::ffi::bridge as ffi;
 use crate::ffi::{BinOp, UnOp};
+use crate::kind::{Kind, Mx, Sx};
 use crate::sparsity::Sparsity;
 use cxx::UniquePtr;
 use std::fmt;
 use std::ops::{Add, Div, Mul, Neg, Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, Sub};
 
-/// A sparse matrix whose entries are scalar symbolic expressions (CasADi `SX`).
+/// A sparse symbolic matrix of backend `K` ([`SX`] or [`MX`]).
 ///
 /// Column vectors are `n × 1`. Arithmetic with `f64` works on either side;
 /// elementwise operations between matrices need equal shapes or a scalar operand.
-pub struct SX {
-    pub(crate) inner: UniquePtr<ffi::SX>,
+pub struct Matrix<K: Kind> {
+    pub(crate) inner: UniquePtr<K::Raw>,
 }
+
+/// Scalar expression graphs (CasADi `SX`): the fastest to differentiate and evaluate.
+pub type SX = Matrix<Sx>;
+
+/// Matrix expression graphs (CasADi `MX`): can call [`Function`](crate::Function)s,
+/// e.g. a `map` of one element kernel, which keeps generated code small.
+pub type MX = Matrix<Mx>;
 
 /// Rows, columns or elements to select (see [`SX::get`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,67 +95,67 @@ impl From<RangeFull> for Indices {
     }
 }
 
-impl SX {
-    pub(crate) fn wrap(inner: UniquePtr<ffi::SX>) -> Self {
-        SX { inner }
+impl<K: Kind> Matrix<K> {
+    pub(crate) fn wrap(inner: UniquePtr<K::Raw>) -> Self {
+        Matrix { inner }
     }
 
     /// Unwraps results of calls that only fail if CasADi cannot allocate memory.
-    fn infallible(r: std::result::Result<UniquePtr<ffi::SX>, cxx::Exception>) -> SX {
+    fn infallible(r: std::result::Result<UniquePtr<K::Raw>, cxx::Exception>) -> Self {
         match r {
-            Ok(p) => SX::wrap(p),
+            Ok(p) => Self::wrap(p),
             Err(e) => panic!("CasADi failed in an operation that cannot fail for valid shapes: {}", e.what()),
         }
     }
 
     /// A column vector of `n` symbols named `name_0 … name_{n-1}` (or `name` if `n == 1`).
-    pub fn sym(name: &str, n: usize) -> SX {
-        Self::infallible(ffi::sx_sym(name, n, 1))
+    pub fn sym(name: &str, n: usize) -> Self {
+        Self::infallible(K::sym(name, n, 1))
     }
 
     /// An `nrow × ncol` matrix of symbols.
-    pub fn sym_matrix(name: &str, nrow: usize, ncol: usize) -> SX {
-        Self::infallible(ffi::sx_sym(name, nrow, ncol))
+    pub fn sym_matrix(name: &str, nrow: usize, ncol: usize) -> Self {
+        Self::infallible(K::sym(name, nrow, ncol))
     }
 
     /// A `1 × 1` constant.
-    pub fn scalar(value: f64) -> SX {
-        Self::infallible(ffi::sx_constant(1, 1, value))
+    pub fn scalar(value: f64) -> Self {
+        Self::infallible(K::constant(1, 1, value))
     }
 
     /// A dense `nrow × ncol` matrix filled with `value`.
-    pub fn constant(nrow: usize, ncol: usize, value: f64) -> SX {
-        Self::infallible(ffi::sx_constant(nrow, ncol, value))
+    pub fn constant(nrow: usize, ncol: usize, value: f64) -> Self {
+        Self::infallible(K::constant(nrow, ncol, value))
     }
 
     /// A dense `nrow × ncol` matrix of zeros.
-    pub fn zeros(nrow: usize, ncol: usize) -> SX {
+    pub fn zeros(nrow: usize, ncol: usize) -> Self {
         Self::constant(nrow, ncol, 0.0)
     }
 
     /// A dense `nrow × ncol` matrix of ones.
-    pub fn ones(nrow: usize, ncol: usize) -> SX {
+    pub fn ones(nrow: usize, ncol: usize) -> Self {
         Self::constant(nrow, ncol, 1.0)
     }
 
     /// An all-structural-zero (empty pattern) `nrow × ncol` matrix.
-    pub fn sparse_zeros(nrow: usize, ncol: usize) -> Result<SX> {
+    pub fn sparse_zeros(nrow: usize, ncol: usize) -> Result<Self> {
         let sp = Sparsity::triplet(nrow, ncol, &[], &[])?;
-        SX::from_nonzeros(&sp, &[])
+        Self::from_nonzeros(&sp, &[])
     }
 
     /// A column vector of constants.
-    pub fn from_slice(values: &[f64]) -> SX {
-        Self::infallible(ffi::sx_from_column_major(values.len(), 1, values))
+    pub fn from_slice(values: &[f64]) -> Self {
+        Self::infallible(K::from_column_major(values.len(), 1, values))
     }
 
     /// A dense matrix from column-major data.
-    pub fn from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_from_column_major(nrow, ncol, data)?))
+    pub fn from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Result<Self> {
+        Ok(Self::wrap(K::from_column_major(nrow, ncol, data)?))
     }
 
     /// A dense matrix from rows (each row a slice of equal length).
-    pub fn from_rows(rows: &[&[f64]]) -> Result<SX> {
+    pub fn from_rows(rows: &[&[f64]]) -> Result<Self> {
         let nrow = rows.len();
         let ncol = rows.first().map_or(0, |r| r.len());
         if let Some(bad) = rows.iter().position(|r| r.len() != ncol) {
@@ -161,22 +168,22 @@ impl SX {
         for c in 0..ncol {
             data.extend(rows.iter().map(|r| r[c]));
         }
-        SX::from_column_major(nrow, ncol, &data)
+        Self::from_column_major(nrow, ncol, &data)
     }
 
     /// A sparse matrix with the given pattern and nonzeros (CCS order).
-    pub fn from_nonzeros(sp: &Sparsity, nonzeros: &[f64]) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_from_sparsity(&sp.inner, nonzeros)?))
+    pub fn from_nonzeros(sp: &Sparsity, nonzeros: &[f64]) -> Result<Self> {
+        Ok(Self::wrap(K::from_sparsity(&sp.inner, nonzeros)?))
     }
 
     /// Number of rows.
     pub fn nrow(&self) -> usize {
-        ffi::sx_nrow(&self.inner)
+        K::nrow(&self.inner)
     }
 
     /// Number of columns.
     pub fn ncol(&self) -> usize {
-        ffi::sx_ncol(&self.inner)
+        K::ncol(&self.inner)
     }
 
     /// `(nrow, ncol)`.
@@ -191,192 +198,192 @@ impl SX {
 
     /// Number of structural nonzeros.
     pub fn nnz(&self) -> usize {
-        ffi::sx_nnz(&self.inner)
+        K::nnz(&self.inner)
     }
 
     /// True if every nonzero is a distinct free symbol (a valid `Function` input).
     pub fn is_symbolic(&self) -> bool {
-        ffi::sx_is_symbolic(&self.inner)
+        K::is_symbolic(&self.inner)
     }
 
     /// Number of nodes in the expression graph.
     pub fn n_nodes(&self) -> Result<usize> {
-        Ok(ffi::sx_n_nodes(&self.inner)?)
+        Ok(K::n_nodes(&self.inner)?)
     }
 
     /// The sparsity pattern.
     pub fn sparsity(&self) -> Sparsity {
-        Sparsity::wrap(ffi::sx_sparsity(&self.inner))
+        Sparsity::wrap(K::sparsity(&self.inner))
     }
 
     /// Numeric value of a constant expression, dense column-major; `Err` if it has free symbols.
     pub fn evalf(&self) -> Result<Vec<f64>> {
-        Ok(ffi::sx_evalf(&self.inner)?)
+        Ok(K::evalf(&self.inner)?)
     }
 
-    fn binary(&self, op: BinOp, other: &SX) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_binary(op as u8, &self.inner, &other.inner)?))
+    fn binary(&self, op: BinOp, other: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::binary(op as u8, &self.inner, &other.inner)?))
     }
 
-    fn unary(&self, op: UnOp) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_unary(op as u8, &self.inner)?))
+    fn unary(&self, op: UnOp) -> Result<Self> {
+        Ok(Self::wrap(K::unary(op as u8, &self.inner)?))
     }
 
-    fn elementwise(&self, op: UnOp) -> SX {
-        Self::infallible(ffi::sx_unary(op as u8, &self.inner))
+    fn elementwise(&self, op: UnOp) -> Self {
+        Self::infallible(K::unary(op as u8, &self.inner))
     }
 
     /// Elementwise `self + other`; `Err` on incompatible shapes.
-    pub fn try_add(&self, other: &SX) -> Result<SX> {
+    pub fn try_add(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Add, other)
     }
     /// Elementwise `self - other`; `Err` on incompatible shapes.
-    pub fn try_sub(&self, other: &SX) -> Result<SX> {
+    pub fn try_sub(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Sub, other)
     }
     /// Elementwise `self * other`; `Err` on incompatible shapes.
-    pub fn try_mul(&self, other: &SX) -> Result<SX> {
+    pub fn try_mul(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Mul, other)
     }
     /// Elementwise `self / other`; `Err` on incompatible shapes.
-    pub fn try_div(&self, other: &SX) -> Result<SX> {
+    pub fn try_div(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Div, other)
     }
     /// Elementwise power `self ^ other`.
-    pub fn pow(&self, other: &SX) -> Result<SX> {
+    pub fn pow(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Pow, other)
     }
     /// Elementwise power with a constant exponent.
-    pub fn powf(&self, exponent: f64) -> SX {
-        Self::infallible(ffi::sx_binary(BinOp::Pow as u8, &self.inner, &SX::scalar(exponent).inner))
+    pub fn powf(&self, exponent: f64) -> Self {
+        Self::infallible(K::binary(BinOp::Pow as u8, &self.inner, &Self::scalar(exponent).inner))
     }
     /// Elementwise minimum.
-    pub fn fmin(&self, other: &SX) -> Result<SX> {
+    pub fn fmin(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Fmin, other)
     }
     /// Elementwise maximum.
-    pub fn fmax(&self, other: &SX) -> Result<SX> {
+    pub fn fmax(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Fmax, other)
     }
     /// Elementwise two-argument arctangent `atan2(self, other)`.
-    pub fn atan2(&self, other: &SX) -> Result<SX> {
+    pub fn atan2(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Atan2, other)
     }
     /// Elementwise `self < other` as 0/1 expressions.
-    pub fn lt(&self, other: &SX) -> Result<SX> {
+    pub fn lt(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Lt, other)
     }
     /// Elementwise `self <= other` as 0/1 expressions.
-    pub fn le(&self, other: &SX) -> Result<SX> {
+    pub fn le(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Le, other)
     }
     /// Elementwise `self == other` as 0/1 expressions.
-    pub fn eq_elem(&self, other: &SX) -> Result<SX> {
+    pub fn eq_elem(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Eq, other)
     }
     /// Matrix product.
-    pub fn mtimes(&self, other: &SX) -> Result<SX> {
+    pub fn mtimes(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Mtimes, other)
     }
     /// Inner product `Σ self_ij other_ij`.
-    pub fn dot(&self, other: &SX) -> Result<SX> {
+    pub fn dot(&self, other: &Self) -> Result<Self> {
         self.binary(BinOp::Dot, other)
     }
 
     /// Elementwise sine.
-    pub fn sin(&self) -> SX {
+    pub fn sin(&self) -> Self {
         self.elementwise(UnOp::Sin)
     }
     /// Elementwise cosine.
-    pub fn cos(&self) -> SX {
+    pub fn cos(&self) -> Self {
         self.elementwise(UnOp::Cos)
     }
     /// Elementwise tangent.
-    pub fn tan(&self) -> SX {
+    pub fn tan(&self) -> Self {
         self.elementwise(UnOp::Tan)
     }
     /// Elementwise exponential.
-    pub fn exp(&self) -> SX {
+    pub fn exp(&self) -> Self {
         self.elementwise(UnOp::Exp)
     }
     /// Elementwise natural logarithm.
-    pub fn log(&self) -> SX {
+    pub fn log(&self) -> Self {
         self.elementwise(UnOp::Log)
     }
     /// Elementwise square root.
-    pub fn sqrt(&self) -> SX {
+    pub fn sqrt(&self) -> Self {
         self.elementwise(UnOp::Sqrt)
     }
     /// Elementwise hyperbolic tangent.
-    pub fn tanh(&self) -> SX {
+    pub fn tanh(&self) -> Self {
         self.elementwise(UnOp::Tanh)
     }
     /// Elementwise absolute value.
-    pub fn abs(&self) -> SX {
+    pub fn abs(&self) -> Self {
         self.elementwise(UnOp::Abs)
     }
     /// Elementwise sign (−1, 0, 1).
-    pub fn sign(&self) -> SX {
+    pub fn sign(&self) -> Self {
         self.elementwise(UnOp::Sign)
     }
     /// Transpose.
-    pub fn t(&self) -> SX {
+    pub fn t(&self) -> Self {
         self.elementwise(UnOp::Transpose)
     }
     /// Sum of all entries (a `1 × 1` expression).
-    pub fn sum(&self) -> SX {
+    pub fn sum(&self) -> Self {
         self.elementwise(UnOp::Sum)
     }
     /// Euclidean norm of a vector; `Err` for a matrix.
-    pub fn norm_2(&self) -> Result<SX> {
+    pub fn norm_2(&self) -> Result<Self> {
         self.unary(UnOp::Norm2)
     }
     /// The same matrix with every structural zero made an explicit zero entry.
-    pub fn densify(&self) -> SX {
+    pub fn densify(&self) -> Self {
         self.elementwise(UnOp::Densify)
     }
     /// Lower triangular part (including the diagonal).
-    pub fn tril(&self) -> SX {
+    pub fn tril(&self) -> Self {
         self.elementwise(UnOp::Tril)
     }
 
     /// `if_else(c, a, b)`: `a` where `c ≠ 0`, else `b` (elementwise).
-    pub fn if_else(c: &SX, a: &SX, b: &SX) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_if_else(&c.inner, &a.inner, &b.inner)?))
+    pub fn if_else(c: &Self, a: &Self, b: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::if_else(&c.inner, &a.inner, &b.inner)?))
     }
 
-    pub(crate) fn to_vec(items: &[&SX]) -> UniquePtr<ffi::SXVec> {
-        let mut v = ffi::sxvec_new();
+    pub(crate) fn to_vec(items: &[&Self]) -> UniquePtr<K::List> {
+        let mut v = K::list_new();
         for x in items {
-            ffi::sxvec_push(v.pin_mut(), &x.inner);
+            K::list_push(v.pin_mut(), &x.inner);
         }
         v
     }
 
     /// Vertical concatenation (equal column counts).
-    pub fn vertcat(items: &[&SX]) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_vertcat(&SX::to_vec(items))?))
+    pub fn vertcat(items: &[&Self]) -> Result<Self> {
+        Ok(Self::wrap(K::vertcat(&Self::to_vec(items))?))
     }
 
     /// Horizontal concatenation (equal row counts).
-    pub fn horzcat(items: &[&SX]) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_horzcat(&SX::to_vec(items))?))
+    pub fn horzcat(items: &[&Self]) -> Result<Self> {
+        Ok(Self::wrap(K::horzcat(&Self::to_vec(items))?))
     }
 
     /// Column-major reshape to `nrow × ncol` (same number of entries).
-    pub fn reshape(&self, nrow: usize, ncol: usize) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_reshape(&self.inner, nrow, ncol)?))
+    pub fn reshape(&self, nrow: usize, ncol: usize) -> Result<Self> {
+        Ok(Self::wrap(K::reshape(&self.inner, nrow, ncol)?))
     }
 
     /// Submatrix of the given rows and columns.
-    pub fn get(&self, rows: impl Into<Indices>, cols: impl Into<Indices>) -> Result<SX> {
+    pub fn get(&self, rows: impl Into<Indices>, cols: impl Into<Indices>) -> Result<Self> {
         let r = rows.into().resolve(self.nrow(), "row")?;
         let c = cols.into().resolve(self.ncol(), "column")?;
-        Ok(SX::wrap(ffi::sx_get(&self.inner, &r, &c)?))
+        Ok(Self::wrap(K::get(&self.inner, &r, &c)?))
     }
 
     /// Entries of a vector (row or column) by position; the result keeps its orientation.
-    pub fn slice(&self, idx: impl Into<Indices>) -> Result<SX> {
+    pub fn slice(&self, idx: impl Into<Indices>) -> Result<Self> {
         match self.shape() {
             (_, 1) => self.get(idx, 0usize),
             (1, _) => self.get(0usize, idx),
@@ -385,102 +392,104 @@ impl SX {
     }
 
     /// Entry `i` of a vector.
-    pub fn at(&self, i: usize) -> Result<SX> {
+    pub fn at(&self, i: usize) -> Result<Self> {
         self.slice(i)
     }
 
     /// Structural nonzeros by position in CCS order, as a column vector.
-    pub fn nonzeros_at(&self, idx: impl Into<Indices>) -> Result<SX> {
+    pub fn nonzeros_at(&self, idx: impl Into<Indices>) -> Result<Self> {
         let i = idx.into().resolve(self.nnz(), "nonzero")?;
-        Ok(SX::wrap(ffi::sx_get_nz(&self.inner, &i)?))
+        Ok(Self::wrap(K::get_nz(&self.inner, &i)?))
     }
 
     /// Assigns `value` to the submatrix of the given rows and columns.
-    pub fn set(&mut self, value: &SX, rows: impl Into<Indices>, cols: impl Into<Indices>) -> Result<()> {
+    pub fn set(&mut self, value: &Self, rows: impl Into<Indices>, cols: impl Into<Indices>) -> Result<()> {
         let r = rows.into().resolve(self.nrow(), "row")?;
         let c = cols.into().resolve(self.ncol(), "column")?;
-        Ok(ffi::sx_set(self.inner.pin_mut(), &value.inner, &r, &c)?)
+        Ok(K::set(self.inner.pin_mut(), &value.inner, &r, &c)?)
     }
 
     /// Jacobian `∂f/∂x` (`x` symbolic), sparse.
-    pub fn jacobian(f: &SX, x: &SX) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_jacobian(&f.inner, &x.inner)?))
+    pub fn jacobian(f: &Self, x: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::jacobian(&f.inner, &x.inner)?))
     }
 
     /// Gradient of a scalar `f` with respect to `x`, shaped like `x`.
-    pub fn gradient(f: &SX, x: &SX) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_gradient(&f.inner, &x.inner)?))
+    pub fn gradient(f: &Self, x: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::gradient(&f.inner, &x.inner)?))
     }
 
     /// Hessian of a scalar `f` with respect to the vector `x` (symmetric, sparse).
-    pub fn hessian(f: &SX, x: &SX) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_hessian(&f.inner, &x.inner)?))
+    pub fn hessian(f: &Self, x: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::hessian(&f.inner, &x.inner)?))
     }
 
     /// Directional derivative `(∂f/∂x) v`, or `(∂f/∂x)ᵀ v` if `transpose`.
-    pub fn jtimes(f: &SX, x: &SX, v: &SX, transpose: bool) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_jtimes(&f.inner, &x.inner, &v.inner, transpose)?))
+    pub fn jtimes(f: &Self, x: &Self, v: &Self, transpose: bool) -> Result<Self> {
+        Ok(Self::wrap(K::jtimes(&f.inner, &x.inner, &v.inner, transpose)?))
     }
 
     /// Replaces the symbols `v` by `vdef` in `ex`.
-    pub fn substitute(ex: &SX, v: &SX, vdef: &SX) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_substitute(&ex.inner, &v.inner, &vdef.inner)?))
+    pub fn substitute(ex: &Self, v: &Self, vdef: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::substitute(&ex.inner, &v.inner, &vdef.inner)?))
     }
+}
 
+impl SX {
     /// CasADi's string serialization (`SX::serialize`).
     pub fn serialize(&self) -> Result<String> {
-        Ok(ffi::sx_serialize(&self.inner)?)
+        Ok(crate::ffi::bridge::sx_serialize(&self.inner)?)
     }
 
     /// Reads a string written by [`SX::serialize`] (or CasADi in any language).
     pub fn deserialize(s: &str) -> Result<SX> {
-        Ok(SX::wrap(ffi::sx_deserialize(s)?))
+        Ok(SX::wrap(crate::ffi::bridge::sx_deserialize(s)?))
     }
 }
 
-impl Clone for SX {
+impl<K: Kind> Clone for Matrix<K> {
     fn clone(&self) -> Self {
-        SX::wrap(ffi::sx_clone(&self.inner))
+        Matrix::wrap(K::clone_raw(&self.inner))
     }
 }
 
-impl From<f64> for SX {
+impl<K: Kind> From<f64> for Matrix<K> {
     fn from(v: f64) -> Self {
-        SX::scalar(v)
+        Matrix::scalar(v)
     }
 }
 
-impl From<&[f64]> for SX {
+impl<K: Kind> From<&[f64]> for Matrix<K> {
     fn from(v: &[f64]) -> Self {
-        SX::from_slice(v)
+        Matrix::from_slice(v)
     }
 }
 
-impl fmt::Display for SX {
+impl<K: Kind> fmt::Display for Matrix<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match ffi::sx_to_string(&self.inner) {
+        match K::to_string(&self.inner) {
             Ok(s) => f.write_str(&s),
-            Err(e) => write!(f, "<SX {}x{}: {}>", self.nrow(), self.ncol(), e.what()),
+            Err(e) => write!(f, "<{} {}x{}: {}>", K::NAME, self.nrow(), self.ncol(), e.what()),
         }
     }
 }
 
-impl fmt::Debug for SX {
+impl<K: Kind> fmt::Debug for Matrix<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SX({self})")
+        write!(f, "{}({self})", K::NAME)
     }
 }
 
-impl Neg for &SX {
-    type Output = SX;
-    fn neg(self) -> SX {
+impl<K: Kind> Neg for &Matrix<K> {
+    type Output = Matrix<K>;
+    fn neg(self) -> Matrix<K> {
         self.elementwise(UnOp::Neg)
     }
 }
 
-impl Neg for SX {
-    type Output = SX;
-    fn neg(self) -> SX {
+impl<K: Kind> Neg for Matrix<K> {
+    type Output = Matrix<K>;
+    fn neg(self) -> Matrix<K> {
         -&self
     }
 }
@@ -488,56 +497,56 @@ impl Neg for SX {
 /// Implements an arithmetic operator for every owned/borrowed and `f64` combination.
 macro_rules! arith {
     ($Trait:ident, $method:ident, $op:expr) => {
-        impl $Trait<&SX> for &SX {
-            type Output = SX;
+        impl<K: Kind> $Trait<&Matrix<K>> for &Matrix<K> {
+            type Output = Matrix<K>;
             /// Panics with CasADi's message if the shapes are incompatible.
-            fn $method(self, rhs: &SX) -> SX {
+            fn $method(self, rhs: &Matrix<K>) -> Matrix<K> {
                 match self.binary($op, rhs) {
                     Ok(v) => v,
                     Err(e) => panic!("{e}"),
                 }
             }
         }
-        impl $Trait<SX> for &SX {
-            type Output = SX;
-            fn $method(self, rhs: SX) -> SX {
+        impl<K: Kind> $Trait<Matrix<K>> for &Matrix<K> {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: Matrix<K>) -> Matrix<K> {
                 self.$method(&rhs)
             }
         }
-        impl $Trait<&SX> for SX {
-            type Output = SX;
-            fn $method(self, rhs: &SX) -> SX {
+        impl<K: Kind> $Trait<&Matrix<K>> for Matrix<K> {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: &Matrix<K>) -> Matrix<K> {
                 (&self).$method(rhs)
             }
         }
-        impl $Trait<SX> for SX {
-            type Output = SX;
-            fn $method(self, rhs: SX) -> SX {
+        impl<K: Kind> $Trait<Matrix<K>> for Matrix<K> {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: Matrix<K>) -> Matrix<K> {
                 (&self).$method(&rhs)
             }
         }
-        impl $Trait<f64> for &SX {
-            type Output = SX;
-            fn $method(self, rhs: f64) -> SX {
-                self.$method(&SX::scalar(rhs))
+        impl<K: Kind> $Trait<f64> for &Matrix<K> {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: f64) -> Matrix<K> {
+                self.$method(&Matrix::scalar(rhs))
             }
         }
-        impl $Trait<f64> for SX {
-            type Output = SX;
-            fn $method(self, rhs: f64) -> SX {
-                (&self).$method(&SX::scalar(rhs))
+        impl<K: Kind> $Trait<f64> for Matrix<K> {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: f64) -> Matrix<K> {
+                (&self).$method(&Matrix::scalar(rhs))
             }
         }
-        impl $Trait<&SX> for f64 {
-            type Output = SX;
-            fn $method(self, rhs: &SX) -> SX {
-                (&SX::scalar(self)).$method(rhs)
+        impl<K: Kind> $Trait<&Matrix<K>> for f64 {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: &Matrix<K>) -> Matrix<K> {
+                (&Matrix::scalar(self)).$method(rhs)
             }
         }
-        impl $Trait<SX> for f64 {
-            type Output = SX;
-            fn $method(self, rhs: SX) -> SX {
-                (&SX::scalar(self)).$method(&rhs)
+        impl<K: Kind> $Trait<Matrix<K>> for f64 {
+            type Output = Matrix<K>;
+            fn $method(self, rhs: Matrix<K>) -> Matrix<K> {
+                (&Matrix::scalar(self)).$method(&rhs)
             }
         }
     };

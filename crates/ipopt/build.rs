@@ -1,0 +1,8 @@
+//! Links `libipopt.so.3` from the CasADi SDK and sets the rpath of this crate's tests.
+
+fn main() {
+    match casadi_sdk::Sdk::locate() {
+        Ok(sdk) => sdk.emit_cargo_link(&["ipopt"]),
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -1,0 +1,675 @@
+//! Safe binding to Ipopt 3.14 through its C interface (the library shipped in the
+//! CasADi 3.8.2 SDK, with MUMPS).
+//!
+//! An NLP
+//!
+//! ```text
+//! min f(x)  s.t.  x_L ≤ x ≤ x_U,  g_L ≤ g(x) ≤ g_U
+//! ```
+//!
+//! is described once by its [`NlpStructure`] (sizes, bounds, the sparsity of the
+//! constraint Jacobian and of the lower triangle of the Lagrangian Hessian as index
+//! pairs) and evaluated through [`NlpCallbacks`], which fill values in the order of
+//! those index pairs. [`IpoptSolver::solve`] returns a [`Solution`] whose
+//! [`ApplicationReturnStatus`] says how Ipopt ended; a failed solve still returns the
+//! last iterate. Warm starts pass the previous solution's primal and dual values
+//! ([`Solution::warm_start`]).
+
+mod sys;
+
+use serde::{Deserialize, Serialize};
+use std::ffi::{c_void, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Errors that prevent a solve from starting (not a failed solve: see [`Solution::status`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum IpoptError {
+    /// The problem description is inconsistent.
+    #[error("invalid NLP: {0}")]
+    InvalidProblem(String),
+    /// Ipopt rejected an option name or value.
+    #[error("Ipopt rejected option {name} = {value}")]
+    InvalidOption {
+        /// Option name.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+    /// The starting point has the wrong size.
+    #[error("invalid start point: {0}")]
+    InvalidStart(String),
+    /// Ipopt could not create the problem.
+    #[error("Ipopt could not create the problem")]
+    CreateFailed,
+}
+
+/// Every `ApplicationReturnStatus` of Ipopt 3.14.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ApplicationReturnStatus {
+    /// Optimal solution found to the requested tolerance.
+    SolveSucceeded,
+    /// Solved to the acceptable (looser) tolerance.
+    SolvedToAcceptableLevel,
+    /// The problem appears locally infeasible.
+    InfeasibleProblemDetected,
+    /// The search direction became too small.
+    SearchDirectionBecomesTooSmall,
+    /// The iterates appear to diverge.
+    DivergingIterates,
+    /// A callback (intermediate or evaluation) asked to stop.
+    UserRequestedStop,
+    /// A feasible point was found (square problems).
+    FeasiblePointFound,
+    /// `max_iter` reached.
+    MaximumIterationsExceeded,
+    /// The restoration phase failed.
+    RestorationFailed,
+    /// The step computation failed.
+    ErrorInStepComputation,
+    /// `max_cpu_time` reached.
+    MaximumCpuTimeExceeded,
+    /// `max_wall_time` reached.
+    MaximumWallTimeExceeded,
+    /// Fewer degrees of freedom than equality constraints.
+    NotEnoughDegreesOfFreedom,
+    /// The problem definition is invalid.
+    InvalidProblemDefinition,
+    /// An option is invalid.
+    InvalidOption,
+    /// A callback returned NaN or Inf.
+    InvalidNumberDetected,
+    /// An unrecoverable exception occurred inside Ipopt.
+    UnrecoverableException,
+    /// A non-Ipopt exception was thrown.
+    NonIpoptExceptionThrown,
+    /// Out of memory.
+    InsufficientMemory,
+    /// Internal error.
+    InternalError,
+    /// A code this binding does not know.
+    Unknown(i32),
+}
+
+impl ApplicationReturnStatus {
+    /// Maps Ipopt's integer code.
+    pub fn from_code(code: i32) -> Self {
+        use ApplicationReturnStatus::*;
+        match code {
+            0 => SolveSucceeded,
+            1 => SolvedToAcceptableLevel,
+            2 => InfeasibleProblemDetected,
+            3 => SearchDirectionBecomesTooSmall,
+            4 => DivergingIterates,
+            5 => UserRequestedStop,
+            6 => FeasiblePointFound,
+            -1 => MaximumIterationsExceeded,
+            -2 => RestorationFailed,
+            -3 => ErrorInStepComputation,
+            -4 => MaximumCpuTimeExceeded,
+            -5 => MaximumWallTimeExceeded,
+            -10 => NotEnoughDegreesOfFreedom,
+            -11 => InvalidProblemDefinition,
+            -12 => InvalidOption,
+            -13 => InvalidNumberDetected,
+            -100 => UnrecoverableException,
+            -101 => NonIpoptExceptionThrown,
+            -102 => InsufficientMemory,
+            -199 => InternalError,
+            c => Unknown(c),
+        }
+    }
+
+    /// True for `SolveSucceeded` and `SolvedToAcceptableLevel`.
+    pub fn is_success(self) -> bool {
+        matches!(self, Self::SolveSucceeded | Self::SolvedToAcceptableLevel)
+    }
+}
+
+/// Sizes, bounds and derivative sparsity of an NLP (0-based index pairs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NlpStructure {
+    /// Lower bounds of x (`-inf` allowed; Ipopt treats ≤ −1e19 as none).
+    pub x_l: Vec<f64>,
+    /// Upper bounds of x.
+    pub x_u: Vec<f64>,
+    /// Lower bounds of g.
+    pub g_l: Vec<f64>,
+    /// Upper bounds of g.
+    pub g_u: Vec<f64>,
+    /// Row (constraint) index of each Jacobian nonzero.
+    pub jac_rows: Vec<usize>,
+    /// Column (variable) index of each Jacobian nonzero.
+    pub jac_cols: Vec<usize>,
+    /// Row index of each nonzero of the Hessian's lower triangle (row ≥ col).
+    pub hess_rows: Vec<usize>,
+    /// Column index of each nonzero of the Hessian's lower triangle.
+    pub hess_cols: Vec<usize>,
+}
+
+impl NlpStructure {
+    /// Number of variables.
+    pub fn n(&self) -> usize {
+        self.x_l.len()
+    }
+
+    /// Number of constraints.
+    pub fn m(&self) -> usize {
+        self.g_l.len()
+    }
+
+    /// Checks sizes, index ranges, the lower-triangular Hessian and bound order.
+    pub fn validate(&self) -> Result<(), IpoptError> {
+        let bad = |s: String| Err(IpoptError::InvalidProblem(s));
+        let (n, m) = (self.n(), self.m());
+        if self.x_u.len() != n {
+            return bad(format!("x_l has {n} entries, x_u {}", self.x_u.len()));
+        }
+        if self.g_u.len() != m {
+            return bad(format!("g_l has {m} entries, g_u {}", self.g_u.len()));
+        }
+        if n > i32::MAX as usize || m > i32::MAX as usize {
+            return bad("more than 2^31 variables or constraints".into());
+        }
+        for (what, l, u) in [("x", &self.x_l, &self.x_u), ("g", &self.g_l, &self.g_u)] {
+            for (i, (a, b)) in l.iter().zip(u.iter()).enumerate() {
+                if a.is_nan() || b.is_nan() {
+                    return bad(format!("bound of {what}[{i}] is NaN"));
+                }
+                if a > b {
+                    return bad(format!("lower bound {a} of {what}[{i}] exceeds upper bound {b}"));
+                }
+            }
+        }
+        if self.jac_rows.len() != self.jac_cols.len() {
+            return bad("jac_rows and jac_cols differ in length".into());
+        }
+        if let Some(k) = (0..self.jac_rows.len()).find(|&k| self.jac_rows[k] >= m || self.jac_cols[k] >= n) {
+            return bad(format!("Jacobian entry {k} ({}, {}) outside {m}x{n}", self.jac_rows[k], self.jac_cols[k]));
+        }
+        if self.hess_rows.len() != self.hess_cols.len() {
+            return bad("hess_rows and hess_cols differ in length".into());
+        }
+        for k in 0..self.hess_rows.len() {
+            let (r, c) = (self.hess_rows[k], self.hess_cols[k]);
+            if r >= n || c >= n {
+                return bad(format!("Hessian entry {k} ({r}, {c}) outside {n}x{n}"));
+            }
+            if r < c {
+                return bad(format!("Hessian entry {k} ({r}, {c}) is above the diagonal; give the lower triangle"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Evaluation callbacks. Each returns `false` (or `None`) if it cannot evaluate at `x`;
+/// Ipopt then backtracks or stops. `new_x` is true when `x` changed since the last call.
+pub trait NlpCallbacks {
+    /// f(x).
+    fn objective(&mut self, x: &[f64], new_x: bool) -> Option<f64>;
+    /// ∇f(x), dense.
+    fn gradient(&mut self, x: &[f64], new_x: bool, grad: &mut [f64]) -> bool;
+    /// g(x).
+    fn constraints(&mut self, x: &[f64], new_x: bool, g: &mut [f64]) -> bool;
+    /// Values of ∂g/∂x in the order of `NlpStructure::jac_rows/jac_cols`.
+    fn jacobian(&mut self, x: &[f64], new_x: bool, values: &mut [f64]) -> bool;
+    /// Values of the lower triangle of `obj_factor ∇²f + Σ λ_i ∇²g_i`, in the order
+    /// of `NlpStructure::hess_rows/hess_cols`.
+    fn hessian(&mut self, x: &[f64], new_x: bool, obj_factor: f64, lambda: &[f64], new_lambda: bool, values: &mut [f64])
+        -> bool;
+}
+
+/// What Ipopt reports at the end of every iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IterationInfo {
+    /// True in the restoration phase.
+    pub restoration: bool,
+    /// Iteration number.
+    pub iter: usize,
+    /// Objective value (of the original problem).
+    pub objective: f64,
+    /// Primal infeasibility.
+    pub inf_pr: f64,
+    /// Dual infeasibility.
+    pub inf_du: f64,
+    /// Barrier parameter μ.
+    pub mu: f64,
+    /// ∞-norm of the primal step.
+    pub d_norm: f64,
+    /// Hessian regularization.
+    pub regularization: f64,
+    /// Dual step length.
+    pub alpha_du: f64,
+    /// Primal step length.
+    pub alpha_pr: f64,
+    /// Line search trials.
+    pub ls_trials: usize,
+}
+
+/// A value of an Ipopt option.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum OptionValue {
+    /// String option (e.g. `"yes"`, `"mumps"`).
+    Str(String),
+    /// Integer option.
+    Int(i32),
+    /// Numeric option.
+    Num(f64),
+}
+
+impl From<&str> for OptionValue {
+    fn from(s: &str) -> Self {
+        OptionValue::Str(s.to_string())
+    }
+}
+impl From<String> for OptionValue {
+    fn from(s: String) -> Self {
+        OptionValue::Str(s)
+    }
+}
+impl From<i32> for OptionValue {
+    fn from(v: i32) -> Self {
+        OptionValue::Int(v)
+    }
+}
+impl From<f64> for OptionValue {
+    fn from(v: f64) -> Self {
+        OptionValue::Num(v)
+    }
+}
+
+impl std::fmt::Display for OptionValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionValue::Str(s) => f.write_str(s),
+            OptionValue::Int(i) => write!(f, "{i}"),
+            OptionValue::Num(v) => write!(f, "{v:e}"),
+        }
+    }
+}
+
+/// Initial primal point and, for a warm start, dual values.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StartPoint {
+    /// Initial x.
+    pub x: Vec<f64>,
+    /// Constraint multipliers λ (warm start).
+    pub mult_g: Option<Vec<f64>>,
+    /// Lower bound multipliers z_L (warm start).
+    pub mult_x_l: Option<Vec<f64>>,
+    /// Upper bound multipliers z_U (warm start).
+    pub mult_x_u: Option<Vec<f64>>,
+}
+
+impl StartPoint {
+    /// A cold start from `x`.
+    pub fn primal(x: Vec<f64>) -> Self {
+        StartPoint { x, ..Default::default() }
+    }
+
+    /// True if all three dual vectors are given.
+    pub fn has_duals(&self) -> bool {
+        self.mult_g.is_some() && self.mult_x_l.is_some() && self.mult_x_u.is_some()
+    }
+}
+
+/// The outcome of a solve: the last iterate, whatever the status.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Solution {
+    /// How Ipopt ended.
+    pub status: ApplicationReturnStatus,
+    /// Final (or last) x.
+    pub x: Vec<f64>,
+    /// g(x).
+    pub g: Vec<f64>,
+    /// f(x).
+    pub objective: f64,
+    /// Constraint multipliers λ.
+    pub mult_g: Vec<f64>,
+    /// Lower bound multipliers z_L.
+    pub mult_x_l: Vec<f64>,
+    /// Upper bound multipliers z_U.
+    pub mult_x_u: Vec<f64>,
+    /// Number of Ipopt iterations.
+    pub iterations: usize,
+    /// A panic message, if an evaluation callback panicked (the solve was stopped).
+    pub callback_panic: Option<String>,
+}
+
+impl Solution {
+    /// A start point with this solution's primal and dual values.
+    pub fn warm_start(&self) -> StartPoint {
+        StartPoint {
+            x: self.x.clone(),
+            mult_g: Some(self.mult_g.clone()),
+            mult_x_l: Some(self.mult_x_l.clone()),
+            mult_x_u: Some(self.mult_x_u.clone()),
+        }
+    }
+}
+
+/// An Ipopt solver for one NLP structure, with its options.
+#[derive(Clone, Debug)]
+pub struct IpoptSolver {
+    structure: NlpStructure,
+    options: Vec<(String, OptionValue)>,
+}
+
+struct Context<'a, 's> {
+    cb: &'a mut dyn NlpCallbacks,
+    intermediate: Option<&'a mut dyn FnMut(&IterationInfo) -> bool>,
+    structure: &'s NlpStructure,
+    iterations: usize,
+    panic: Option<String>,
+}
+
+impl Context<'_, '_> {
+    fn guard<T>(&mut self, fallback: T, f: impl FnOnce(&mut Self) -> T) -> T {
+        if self.panic.is_some() {
+            return fallback;
+        }
+        match catch_unwind(AssertUnwindSafe(|| f(self))) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "callback panicked".into());
+                self.panic = Some(msg);
+                fallback
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `ud` is the `Context` passed to `IpoptSolve`, alive for the duration of the solve.
+unsafe fn ctx<'a>(ud: *mut c_void) -> &'a mut Context<'a, 'a> {
+    &mut *(ud as *mut Context<'a, 'a>)
+}
+
+unsafe fn slice<'a>(p: *const f64, n: usize) -> &'a [f64] {
+    if n == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, n)
+    }
+}
+
+unsafe fn slice_mut<'a>(p: *mut f64, n: usize) -> &'a mut [f64] {
+    if n == 0 {
+        &mut []
+    } else {
+        std::slice::from_raw_parts_mut(p, n)
+    }
+}
+
+extern "C" fn eval_f(n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut c_void) -> bool {
+    let c = unsafe { ctx(ud) };
+    c.guard(false, |c| {
+        let x = unsafe { slice(x, n as usize) };
+        match c.cb.objective(x, new_x) {
+            Some(v) => {
+                unsafe { *obj = v };
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+extern "C" fn eval_grad_f(n: i32, x: *mut f64, new_x: bool, grad: *mut f64, ud: *mut c_void) -> bool {
+    let c = unsafe { ctx(ud) };
+    c.guard(false, |c| {
+        let (x, g) = unsafe { (slice(x, n as usize), slice_mut(grad, n as usize)) };
+        c.cb.gradient(x, new_x, g)
+    })
+}
+
+extern "C" fn eval_g(n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud: *mut c_void) -> bool {
+    let c = unsafe { ctx(ud) };
+    c.guard(false, |c| {
+        let (x, g) = unsafe { (slice(x, n as usize), slice_mut(g, m as usize)) };
+        c.cb.constraints(x, new_x, g)
+    })
+}
+
+extern "C" fn eval_jac_g(
+    n: i32,
+    x: *mut f64,
+    new_x: bool,
+    _m: i32,
+    nele: i32,
+    irow: *mut i32,
+    jcol: *mut i32,
+    values: *mut f64,
+    ud: *mut c_void,
+) -> bool {
+    let c = unsafe { ctx(ud) };
+    c.guard(false, |c| {
+        if values.is_null() {
+            let s = c.structure;
+            for k in 0..nele as usize {
+                unsafe {
+                    *irow.add(k) = s.jac_rows[k] as i32;
+                    *jcol.add(k) = s.jac_cols[k] as i32;
+                }
+            }
+            return true;
+        }
+        let (x, v) = unsafe { (slice(x, n as usize), slice_mut(values, nele as usize)) };
+        c.cb.jacobian(x, new_x, v)
+    })
+}
+
+extern "C" fn eval_h(
+    n: i32,
+    x: *mut f64,
+    new_x: bool,
+    obj_factor: f64,
+    m: i32,
+    lambda: *mut f64,
+    new_lambda: bool,
+    nele: i32,
+    irow: *mut i32,
+    jcol: *mut i32,
+    values: *mut f64,
+    ud: *mut c_void,
+) -> bool {
+    let c = unsafe { ctx(ud) };
+    c.guard(false, |c| {
+        if values.is_null() {
+            let s = c.structure;
+            for k in 0..nele as usize {
+                unsafe {
+                    *irow.add(k) = s.hess_rows[k] as i32;
+                    *jcol.add(k) = s.hess_cols[k] as i32;
+                }
+            }
+            return true;
+        }
+        let (x, l, v) = unsafe { (slice(x, n as usize), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
+        c.cb.hessian(x, new_x, obj_factor, l, new_lambda, v)
+    })
+}
+
+extern "C" fn intermediate(
+    alg_mod: i32,
+    iter: i32,
+    obj: f64,
+    inf_pr: f64,
+    inf_du: f64,
+    mu: f64,
+    d_norm: f64,
+    reg: f64,
+    alpha_du: f64,
+    alpha_pr: f64,
+    ls: i32,
+    ud: *mut c_void,
+) -> bool {
+    let c = unsafe { ctx(ud) };
+    c.iterations = iter.max(0) as usize;
+    c.guard(false, |c| match c.intermediate.as_mut() {
+        None => true,
+        Some(f) => f(&IterationInfo {
+            restoration: alg_mod == 1,
+            iter: iter.max(0) as usize,
+            objective: obj,
+            inf_pr,
+            inf_du,
+            mu,
+            d_norm,
+            regularization: reg,
+            alpha_du,
+            alpha_pr,
+            ls_trials: ls.max(0) as usize,
+        }),
+    })
+}
+
+struct Problem(sys::IpoptProblem);
+
+impl Drop for Problem {
+    fn drop(&mut self) {
+        // SAFETY: created by CreateIpoptProblem, freed once.
+        unsafe { sys::FreeIpoptProblem(self.0) }
+    }
+}
+
+fn cstring(s: &str) -> Result<CString, IpoptError> {
+    CString::new(s).map_err(|_| IpoptError::InvalidOption { name: s.to_string(), value: "contains NUL".into() })
+}
+
+impl IpoptSolver {
+    /// A solver for `structure` (validated here).
+    pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
+        structure.validate()?;
+        Ok(IpoptSolver { structure, options: Vec::new() })
+    }
+
+    /// The problem structure.
+    pub fn structure(&self) -> &NlpStructure {
+        &self.structure
+    }
+
+    /// Sets an Ipopt option (string, integer or number); checked by Ipopt at solve time.
+    pub fn set_option(&mut self, name: &str, value: impl Into<OptionValue>) -> &mut Self {
+        let value = value.into();
+        self.options.retain(|(n, _)| n != name);
+        self.options.push((name.to_string(), value));
+        self
+    }
+
+    /// Options set so far.
+    pub fn options(&self) -> &[(String, OptionValue)] {
+        &self.options
+    }
+
+    /// Solves from `start`. If `start` carries all duals and `warm_start_init_point`
+    /// was not set, it is set to `yes`. `intermediate` runs after every iteration;
+    /// returning `false` stops the solve (`UserRequestedStop`).
+    pub fn solve<'a>(
+        &self,
+        callbacks: &'a mut dyn NlpCallbacks,
+        start: &StartPoint,
+        intermediate: Option<&'a mut dyn FnMut(&IterationInfo) -> bool>,
+    ) -> Result<Solution, IpoptError> {
+        let s = &self.structure;
+        let (n, m) = (s.n(), s.m());
+        if start.x.len() != n {
+            return Err(IpoptError::InvalidStart(format!("x has {} entries, the NLP {n} variables", start.x.len())));
+        }
+        for (what, v, len) in
+            [("mult_g", &start.mult_g, m), ("mult_x_l", &start.mult_x_l, n), ("mult_x_u", &start.mult_x_u, n)]
+        {
+            if let Some(v) = v {
+                if v.len() != len {
+                    return Err(IpoptError::InvalidStart(format!("{what} has {} entries, {len} expected", v.len())));
+                }
+            }
+        }
+        let (mut xl, mut xu, mut gl, mut gu) = (s.x_l.clone(), s.x_u.clone(), s.g_l.clone(), s.g_u.clone());
+        // SAFETY: arrays have the declared lengths; Ipopt copies the bounds.
+        let prob = unsafe {
+            sys::CreateIpoptProblem(
+                n as i32,
+                xl.as_mut_ptr(),
+                xu.as_mut_ptr(),
+                m as i32,
+                gl.as_mut_ptr(),
+                gu.as_mut_ptr(),
+                s.jac_rows.len() as i32,
+                s.hess_rows.len() as i32,
+                0,
+                eval_f,
+                eval_g,
+                eval_grad_f,
+                eval_jac_g,
+                eval_h,
+            )
+        };
+        if prob.is_null() {
+            return Err(IpoptError::CreateFailed);
+        }
+        let prob = Problem(prob);
+        let mut options = self.options.clone();
+        if start.has_duals() && !options.iter().any(|(k, _)| k == "warm_start_init_point") {
+            options.push(("warm_start_init_point".into(), "yes".into()));
+        }
+        for (name, value) in &options {
+            let key = cstring(name)?;
+            // SAFETY: NUL-terminated strings that Ipopt copies.
+            let ok = unsafe {
+                match value {
+                    OptionValue::Str(v) => {
+                        let v = cstring(v)?;
+                        sys::AddIpoptStrOption(prob.0, key.as_ptr() as *mut _, v.as_ptr() as *mut _)
+                    }
+                    OptionValue::Int(v) => sys::AddIpoptIntOption(prob.0, key.as_ptr() as *mut _, *v),
+                    OptionValue::Num(v) => sys::AddIpoptNumOption(prob.0, key.as_ptr() as *mut _, *v),
+                }
+            };
+            if !ok {
+                return Err(IpoptError::InvalidOption { name: name.clone(), value: value.to_string() });
+            }
+        }
+        // SAFETY: `intermediate` has the declared signature.
+        unsafe { sys::SetIntermediateCallback(prob.0, intermediate_trampoline()) };
+        let mut x = start.x.clone();
+        let mut g = vec![0.0; m];
+        let mut obj = f64::NAN;
+        let mut mult_g = start.mult_g.clone().unwrap_or_else(|| vec![0.0; m]);
+        let mut mult_x_l = start.mult_x_l.clone().unwrap_or_else(|| vec![0.0; n]);
+        let mut mult_x_u = start.mult_x_u.clone().unwrap_or_else(|| vec![0.0; n]);
+        let mut context = Context { cb: callbacks, intermediate, structure: s, iterations: 0, panic: None };
+        // SAFETY: all arrays have the sizes Ipopt expects; `context` outlives the call.
+        let code = unsafe {
+            sys::IpoptSolve(
+                prob.0,
+                x.as_mut_ptr(),
+                g.as_mut_ptr(),
+                &mut obj,
+                mult_g.as_mut_ptr(),
+                mult_x_l.as_mut_ptr(),
+                mult_x_u.as_mut_ptr(),
+                &mut context as *mut Context as *mut c_void,
+            )
+        };
+        Ok(Solution {
+            status: ApplicationReturnStatus::from_code(code),
+            x,
+            g,
+            objective: obj,
+            mult_g,
+            mult_x_l,
+            mult_x_u,
+            iterations: context.iterations,
+            callback_panic: context.panic,
+        })
+    }
+}
+
+fn intermediate_trampoline() -> sys::Intermediate_CB {
+    intermediate
+}

@@ -1,0 +1,256 @@
+//! Symbolic NLPs, lowered to compiled C kernels and solved with Ipopt.
+//!
+//! A [`SymbolicNlp`] states `min f(x, p) s.t. g(x, p)` with CasADi expressions.
+//! [`CompiledNlp::build`] derives the exact derivatives (∇f, the sparse Jacobian of
+//! g and the lower triangle of the sparse Lagrangian Hessian
+//! `σ_f ∇²f + Σ λ_i ∇²g_i`), generates one C module for all five kernels, compiles
+//! it (or reuses the cached object) and loads it. The compiled NLP implements
+//! [`ipopt::NlpCallbacks`], so Ipopt evaluates nothing but compiled code; the
+//! parameters `p` can change between solves without recompiling.
+
+pub mod problems;
+
+use casadi::{Function, Kind, Matrix, Sx};
+use fesd_codegen::{CodegenContext, CompileOptions, Kernel};
+use ipopt::{NlpCallbacks, NlpStructure};
+use std::time::{Duration, Instant};
+
+/// Errors of building or configuring an NLP.
+#[derive(Debug, thiserror::Error)]
+pub enum NlpError {
+    /// A symbolic operation failed (CasADi's message).
+    #[error(transparent)]
+    Casadi(#[from] casadi::Error),
+    /// Code generation, compilation or loading failed.
+    #[error(transparent)]
+    Codegen(#[from] fesd_codegen::CodegenError),
+    /// Ipopt rejected the problem or an option.
+    #[error(transparent)]
+    Ipopt(#[from] ipopt::IpoptError),
+    /// Sizes do not agree.
+    #[error("NLP dimension error: {0}")]
+    Dimension(String),
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, NlpError>;
+
+/// `min f(x, p)  s.t.  g(x, p)` as `SX` (default) or `MX` expressions; bounds come
+/// separately. With `MX`, repeated structure built from `Function::map` stays one
+/// kernel in the generated code, whatever the number of repetitions.
+#[derive(Clone, Debug)]
+pub struct SymbolicNlp<K: Kind = Sx> {
+    /// Decision variables: a column vector of distinct symbols.
+    pub x: Matrix<K>,
+    /// Parameters: a column vector of distinct symbols (may be empty).
+    pub p: Matrix<K>,
+    /// Scalar objective.
+    pub f: Matrix<K>,
+    /// Constraint column vector (may be empty).
+    pub g: Matrix<K>,
+}
+
+impl<K: Kind> SymbolicNlp<K> {
+    /// An NLP without parameters.
+    pub fn new(x: Matrix<K>, f: Matrix<K>, g: Matrix<K>) -> Self {
+        SymbolicNlp { x, p: Matrix::sym("p", 0), f, g }
+    }
+
+    /// The same NLP with parameters `p`.
+    pub fn with_parameters(mut self, p: Matrix<K>) -> Self {
+        self.p = p;
+        self
+    }
+
+    /// Checks shapes: x, p symbolic column vectors, f scalar, g a column vector.
+    pub fn validate(&self) -> Result<()> {
+        let col = |what: &str, e: &Matrix<K>| {
+            if e.ncol() != 1 && e.numel() != 0 {
+                return Err(NlpError::Dimension(format!("{what} must be a column vector, is {}x{}", e.nrow(), e.ncol())));
+            }
+            Ok(())
+        };
+        col("x", &self.x)?;
+        col("p", &self.p)?;
+        col("g", &self.g)?;
+        if self.f.shape() != (1, 1) {
+            return Err(NlpError::Dimension(format!("f must be scalar, is {}x{}", self.f.nrow(), self.f.ncol())));
+        }
+        for (what, v) in [("x", &self.x), ("p", &self.p)] {
+            if v.numel() > 0 && !v.is_symbolic() {
+                return Err(NlpError::Dimension(format!("{what} must consist of distinct free symbols")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The five derivative functions `<module>_{f, grad_f, g, jac_g, hess_l}`.
+    pub fn derivative_functions(&self, module: &str) -> Result<Vec<Function>> {
+        self.validate()?;
+        let (x, p) = (&self.x, &self.p);
+        let n = x.nrow();
+        let m = self.g.nrow();
+        let g = if m == 0 { Matrix::zeros(0, 1) } else { self.g.densify() };
+        let grad = Matrix::gradient(&self.f, x)?.densify();
+        let jac = if m == 0 { Matrix::sparse_zeros(0, n)? } else { Matrix::jacobian(&self.g, x)? };
+        let sigma = Matrix::sym("obj_factor", 1);
+        let lam = Matrix::sym("lambda", m);
+        let lagrangian = if m == 0 { &sigma * &self.f } else { &sigma * &self.f + lam.dot(&self.g)? };
+        let hess = Matrix::hessian(&lagrangian, x)?.tril();
+        let xp = [("x", x), ("p", p)];
+        Ok(vec![
+            Function::new(&format!("{module}_f"), &xp, &[("f", &self.f)])?,
+            Function::new(&format!("{module}_grad_f"), &xp, &[("grad_f", &grad)])?,
+            Function::new(&format!("{module}_g"), &xp, &[("g", &g)])?,
+            Function::new(&format!("{module}_jac_g"), &xp, &[("jac_g", &jac)])?,
+            Function::new(
+                &format!("{module}_hess_l"),
+                &[("x", x), ("p", p), ("obj_factor", &sigma), ("lambda", &lam)],
+                &[("hess_l", &hess)],
+            )?,
+        ])
+    }
+}
+
+/// Timings of [`CompiledNlp::build`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BuildReport {
+    /// Deriving derivatives and rendering C.
+    pub codegen: Duration,
+    /// Compiling (zero-ish on a cache hit) and loading.
+    pub compile_and_load: Duration,
+    /// True if the compiled object came from the cache.
+    pub cache_hit: bool,
+}
+
+/// An NLP whose every evaluation runs compiled C kernels.
+pub struct CompiledNlp {
+    n: usize,
+    m: usize,
+    p: Vec<f64>,
+    f: Kernel,
+    grad_f: Kernel,
+    g: Kernel,
+    jac_g: Kernel,
+    hess_l: Kernel,
+    report: BuildReport,
+    eval_time: Duration,
+    evaluations: usize,
+}
+
+impl CompiledNlp {
+    /// Derives, generates, compiles (cached) and loads the kernels of `nlp`.
+    pub fn build<K: Kind>(nlp: &SymbolicNlp<K>, module: &str, opts: &CompileOptions) -> Result<CompiledNlp> {
+        let t0 = Instant::now();
+        let mut ctx = CodegenContext::new(module)?;
+        for f in nlp.derivative_functions(module)? {
+            ctx.add(&f)?;
+        }
+        let src = ctx.render()?;
+        let t1 = Instant::now();
+        let lib = src.compile(opts)?;
+        let k = |what: &str| lib.kernel(&format!("{module}_{what}"));
+        let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
+        let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit() };
+        Ok(CompiledNlp {
+            n: nlp.x.nrow(),
+            m: nlp.g.nrow(),
+            p: vec![0.0; nlp.p.nrow()],
+            f,
+            grad_f,
+            g,
+            jac_g,
+            hess_l,
+            report,
+            eval_time: Duration::ZERO,
+            evaluations: 0,
+        })
+    }
+
+    /// Number of variables.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of constraints.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Number of parameters.
+    pub fn np(&self) -> usize {
+        self.p.len()
+    }
+
+    /// How the kernels were obtained.
+    pub fn build_report(&self) -> BuildReport {
+        self.report
+    }
+
+    /// Sets the parameter values used by every following evaluation.
+    pub fn set_parameters(&mut self, p: &[f64]) -> Result<()> {
+        if p.len() != self.p.len() {
+            return Err(NlpError::Dimension(format!("{} parameter values for {} parameters", p.len(), self.p.len())));
+        }
+        self.p.copy_from_slice(p);
+        Ok(())
+    }
+
+    /// Total time spent inside kernel evaluations, and the number of evaluations.
+    pub fn eval_stats(&self) -> (Duration, usize) {
+        (self.eval_time, self.evaluations)
+    }
+
+    /// Resets [`CompiledNlp::eval_stats`].
+    pub fn reset_eval_stats(&mut self) {
+        self.eval_time = Duration::ZERO;
+        self.evaluations = 0;
+    }
+
+    /// The Ipopt structure for the given bounds (sparsity from the compiled kernels).
+    pub fn structure(&self, x_l: Vec<f64>, x_u: Vec<f64>, g_l: Vec<f64>, g_u: Vec<f64>) -> Result<NlpStructure> {
+        for (what, v, len) in [("x_l", &x_l, self.n), ("x_u", &x_u, self.n), ("g_l", &g_l, self.m), ("g_u", &g_u, self.m)] {
+            if v.len() != len {
+                return Err(NlpError::Dimension(format!("{what} has {} entries, {len} expected", v.len())));
+            }
+        }
+        let (jac_rows, jac_cols) = self.jac_g.sparsity_out(0).triplets();
+        let (hess_rows, hess_cols) = self.hess_l.sparsity_out(0).triplets();
+        let s = NlpStructure { x_l, x_u, g_l, g_u, jac_rows, jac_cols, hess_rows, hess_cols };
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn timed<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let t = Instant::now();
+        let v = f(self);
+        self.eval_time += t.elapsed();
+        self.evaluations += 1;
+        v
+    }
+}
+
+impl NlpCallbacks for CompiledNlp {
+    fn objective(&mut self, x: &[f64], _new_x: bool) -> Option<f64> {
+        self.timed(|s| {
+            let mut out = [0.0];
+            s.f.eval(&[x, &s.p], &mut [&mut out]).ok().map(|_| out[0])
+        })
+    }
+
+    fn gradient(&mut self, x: &[f64], _new_x: bool, grad: &mut [f64]) -> bool {
+        self.timed(|s| s.grad_f.eval(&[x, &s.p], &mut [grad]).is_ok())
+    }
+
+    fn constraints(&mut self, x: &[f64], _new_x: bool, g: &mut [f64]) -> bool {
+        self.timed(|s| s.g.eval(&[x, &s.p], &mut [g]).is_ok())
+    }
+
+    fn jacobian(&mut self, x: &[f64], _new_x: bool, values: &mut [f64]) -> bool {
+        self.timed(|s| s.jac_g.eval(&[x, &s.p], &mut [values]).is_ok())
+    }
+
+    fn hessian(&mut self, x: &[f64], _new_x: bool, obj_factor: f64, lambda: &[f64], _new_l: bool, values: &mut [f64]) -> bool {
+        self.timed(|s| s.hess_l.eval(&[x, &s.p, &[obj_factor], lambda], &mut [values]).is_ok())
+    }
+}
