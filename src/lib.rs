@@ -1,2 +1,32 @@
-//! fesd: Finite Elements with Switch Detection.
+//! fesd: Finite Elements with Switch Detection for nonsmooth systems.
+//!
+//! This facade re-exports the layers of the toolkit:
+//!
+//! | layer | crate | job |
+//! |---|---|---|
+//! | [`casadi`] | `casadi-rs` | symbolic expressions and exact derivatives (CasADi through cxx) |
+//! | [`codegen`] | `fesd-codegen` | C kernels: generate, compile with a disk cache, load, call |
+//! | [`ipopt`] | `fesd-ipopt` | Ipopt's C interface: sparse NLPs, options, warm start |
+//! | [`nlp`] | `fesd-nlp` | symbolic NLPs lowered to compiled kernels and solved with Ipopt |
+//!
+//! ```no_run
+//! use fesd::casadi::SX;
+//! use fesd::nlp::{CompiledNlp, SymbolicNlp};
+//! use fesd::ipopt::{IpoptSolver, StartPoint};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let x = SX::sym("x", 2);
+//! let (a, b) = (x.at(0)?, x.at(1)?);
+//! let f = (1.0 - &a).powf(2.0) + 100.0 * (&b - a.powf(2.0)).powf(2.0);
+//! let nlp = SymbolicNlp::new(x, f, SX::zeros(0, 1));
+//! let mut compiled = CompiledNlp::build(&nlp, "rosenbrock", &Default::default())?;
+//! let inf = f64::INFINITY;
+//! let structure = compiled.structure(vec![-inf; 2], vec![inf; 2], vec![], vec![])?;
+//! let solution = IpoptSolver::new(structure)?.solve(&mut compiled, &StartPoint::primal(vec![-1.2, 1.0]), None)?;
+//! assert!(solution.status.is_success());
+//! # Ok(()) }
+//! ```
+
 pub use casadi;
+pub use fesd_codegen as codegen;
+pub use fesd_nlp as nlp;
+pub use ipopt;

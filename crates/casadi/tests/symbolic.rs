@@ -175,3 +175,30 @@ fn sparse_evaluation_uses_nonzeros() {
     let nz = f.eval_nonzeros(&[&[2.0, 5.0, 3.0]]).unwrap();
     assert_eq!(nz[0], vec![3.0, 2.0]);
 }
+
+#[test]
+fn mx_map_keeps_structure_and_matches_sx() {
+    use casadi::MX;
+    let (a, b) = (SX::sym("a", 1), SX::sym("b", 1));
+    let element = Function::new("el", &[("a", &a), ("b", &b)], &[("y", &(a.sin() * &b + b.powf(2.0)))]).unwrap();
+    let n = 6;
+    let x = MX::sym("x", n + 1);
+    let y = element.map(n).unwrap().call(&[&x.slice(0..n).unwrap().t(), &x.slice(1..n + 1).unwrap().t()]).unwrap();
+    let total = y[0].sum();
+    let h = MX::hessian(&total, &x).unwrap();
+    let hf = Function::new("h", &[("x", &x)], &[("H", &h), ("f", &total)]).unwrap();
+    // Tridiagonal Hessian of Σ sin(x_i) x_{i+1} + x_{i+1}².
+    assert_eq!(hf.sparsity_out(0).unwrap().nnz(), 3 * (n + 1) - 2);
+    let v: Vec<f64> = (0..=n).map(|i| 0.3 * i as f64 - 0.7).collect();
+    let out = hf.eval_dense(&[&v]).unwrap();
+    let want: f64 = (0..n).map(|i| v[i].sin() * v[i + 1] + v[i + 1] * v[i + 1]).sum();
+    assert!(close(out[1][0], want, 1e-14));
+    // H[1][1] = -sin(x1) x2 + 2 and H[0][1] = cos(x0).
+    assert!(close(out[0][(n + 1) + 1], -v[1].sin() * v[2] + 2.0, 1e-14));
+    assert!(close(out[0][n + 1], v[0].cos(), 1e-14));
+    // Expanded to SX, the same numbers.
+    let hx = hf.expand().unwrap();
+    assert_eq!(hx.eval_dense(&[&v]).unwrap(), out);
+    // MX errors are Results too.
+    assert!(x.try_mul(&MX::sym("z", 3)).is_err());
+}
