@@ -133,6 +133,7 @@ pub struct CompiledNlp {
     g: Kernel,
     jac_g: Kernel,
     hess_l: Kernel,
+    extras: Vec<Kernel>,
     report: BuildReport,
     eval_time: Duration,
     evaluations: usize,
@@ -141,16 +142,28 @@ pub struct CompiledNlp {
 impl CompiledNlp {
     /// Derives, generates, compiles (cached) and loads the kernels of `nlp`.
     pub fn build<K: Kind>(nlp: &SymbolicNlp<K>, module: &str, opts: &CompileOptions) -> Result<CompiledNlp> {
+        Self::build_with_extras(nlp, module, &[], opts)
+    }
+
+    /// As [`CompiledNlp::build`], with further functions compiled into the same module
+    /// (e.g. residuals a solver layer evaluates between solves); see [`CompiledNlp::extra`].
+    pub fn build_with_extras<K: Kind>(
+        nlp: &SymbolicNlp<K>,
+        module: &str,
+        extras: &[Function],
+        opts: &CompileOptions,
+    ) -> Result<CompiledNlp> {
         let t0 = Instant::now();
         let mut ctx = CodegenContext::new(module)?;
-        for f in nlp.derivative_functions(module)? {
-            ctx.add(&f)?;
+        for f in nlp.derivative_functions(module)?.iter().chain(extras) {
+            ctx.add(f)?;
         }
         let src = ctx.render()?;
         let t1 = Instant::now();
         let lib = src.compile(opts)?;
         let k = |what: &str| lib.kernel(&format!("{module}_{what}"));
         let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
+        let extras = extras.iter().map(|e| lib.kernel(&e.name())).collect::<std::result::Result<_, _>>()?;
         let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit() };
         Ok(CompiledNlp {
             n: nlp.x.nrow(),
@@ -161,6 +174,7 @@ impl CompiledNlp {
             g,
             jac_g,
             hess_l,
+            extras,
             report,
             eval_time: Duration::ZERO,
             evaluations: 0,
@@ -180,6 +194,16 @@ impl CompiledNlp {
     /// Number of parameters.
     pub fn np(&self) -> usize {
         self.p.len()
+    }
+
+    /// The extra kernel named `name` (see [`CompiledNlp::build_with_extras`]).
+    pub fn extra(&mut self, name: &str) -> Option<&mut Kernel> {
+        self.extras.iter_mut().find(|k| k.name() == name)
+    }
+
+    /// The current parameter values.
+    pub fn parameters(&self) -> &[f64] {
+        &self.p
     }
 
     /// How the kernels were obtained.
