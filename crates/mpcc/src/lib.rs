@@ -1,0 +1,34 @@
+//! Solver for mathematical programs with complementarity constraints (MPCCs)
+//!
+//! ```text
+//! min f(w, p)  s.t.  lbw ≤ w ≤ ubw,  lbg ≤ g(w, p) ≤ ubg,  0 ≤ G(w, p) ⊥ H(w, p) ≥ 0
+//! ```
+//!
+//! by a relaxation homotopy over Ipopt: a sequence of NLPs with relaxation parameter
+//! σ_k = κ^k σ_0, each warm-started from the previous solution, until the
+//! complementarity residual max_i |G_i H_i| reaches `comp_tol`. The relaxed NLP is
+//! built once with σ as a parameter and compiled once into C kernels, so the whole
+//! homotopy, and every later solve with new parameters, reuses one compiled object.
+//!
+//! - [`Mpcc`]: the problem, from expressions or from a NOSBENCH JSON file ([`nosbench`]).
+//! - [`HomotopyOptions`]: σ_0, κ, comp_tol, σ_N, [`Relaxation`] (Scholtes or
+//!   Fischer–Burmeister, inequality or equality), [`Steering`] (direct, ℓ∞ or ℓ1
+//!   elastic), [`LowerBounds`], warm start of duals, recovery, verbosity, Ipopt options.
+//! - [`MpccSolver`]: compile once, [`MpccSolver::solve`] many times.
+//! - [`MpccResult`]: status ([`MpccStatus::Converged`] only when the residual reached
+//!   comp_tol *and* the last NLP succeeded), iterate, multipliers, homotopy table,
+//!   timing split — serializable as JSON.
+
+mod error;
+pub mod nosbench;
+mod options;
+mod problem;
+mod relax;
+mod result;
+mod solver;
+
+pub use error::{MpccError, Result};
+pub use options::{HomotopyOptions, LowerBounds, Relaxation, Steering};
+pub use problem::Mpcc;
+pub use result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Timing};
+pub use solver::MpccSolver;

@@ -1,0 +1,202 @@
+//! Settings of the relaxation homotopy, validated once.
+
+use crate::error::{MpccError, Result};
+use ipopt::OptionValue;
+use serde::{Deserialize, Serialize};
+
+/// How the complementarity `0 ≤ G ⊥ H ≥ 0` is relaxed with parameter τ ≥ 0
+/// (τ = σ for direct steering, a slack otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Relaxation {
+    /// Scholtes: `G_i H_i ≤ τ` (default).
+    #[default]
+    ScholtesInequality,
+    /// Scholtes equality (smoothing): `G_i H_i = τ`.
+    ScholtesEquality,
+    /// Smoothed Fischer–Burmeister, `φ_τ(a, b) = a + b − √(a² + b² + 2τ) ≤ 0`
+    /// (with G, H ≥ 0 equivalent to `G_i H_i ≤ τ`).
+    FischerBurmeisterInequality,
+    /// Smoothed Fischer–Burmeister equality `φ_τ(G_i, H_i) = 0` (⇔ `G_i H_i = τ`, G, H > 0).
+    FischerBurmeisterEquality,
+}
+
+impl Relaxation {
+    /// Every relaxation, for option parsing and test grids.
+    pub const ALL: [Relaxation; 4] = [
+        Relaxation::ScholtesInequality,
+        Relaxation::ScholtesEquality,
+        Relaxation::FischerBurmeisterInequality,
+        Relaxation::FischerBurmeisterEquality,
+    ];
+
+    /// The option name (`scholtes_ineq`, `scholtes_eq`, `fischer_burmeister_ineq`, `fischer_burmeister_eq`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Relaxation::ScholtesInequality => "scholtes_ineq",
+            Relaxation::ScholtesEquality => "scholtes_eq",
+            Relaxation::FischerBurmeisterInequality => "fischer_burmeister_ineq",
+            Relaxation::FischerBurmeisterEquality => "fischer_burmeister_eq",
+        }
+    }
+
+    /// True for the equality variants.
+    pub fn is_equality(self) -> bool {
+        matches!(self, Relaxation::ScholtesEquality | Relaxation::FischerBurmeisterEquality)
+    }
+}
+
+impl std::str::FromStr for Relaxation {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Relaxation::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown relaxation '{s}'; one of {:?}", Relaxation::ALL.map(|r| r.name())))
+    }
+}
+
+/// How σ drives the relaxation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Steering {
+    /// τ = σ, a parameter of the NLP (default).
+    #[default]
+    Direct,
+    /// ℓ∞ elastic mode: one slack s ≥ 0 with τ = s for every pair, `s/σ` added to the cost.
+    ElasticInf,
+    /// ℓ1 elastic mode: one slack s_i ≥ 0 per pair with τ_i = s_i, `Σ s_i/σ` added to the cost.
+    ElasticL1,
+}
+
+impl Steering {
+    /// Every steering strategy.
+    pub const ALL: [Steering; 3] = [Steering::Direct, Steering::ElasticInf, Steering::ElasticL1];
+
+    /// The option name (`direct`, `elastic_inf`, `elastic_l1`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Steering::Direct => "direct",
+            Steering::ElasticInf => "elastic_inf",
+            Steering::ElasticL1 => "elastic_l1",
+        }
+    }
+}
+
+impl std::str::FromStr for Steering {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Steering::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown steering '{s}'; one of {:?}", Steering::ALL.map(|r| r.name())))
+    }
+}
+
+/// How `G ≥ 0` and `H ≥ 0` enter the NLP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum LowerBounds {
+    /// As variable bounds where `G_i` (or `H_i`) is exactly one variable `w_j`, as
+    /// constraints elsewhere (default).
+    #[default]
+    Bounds,
+    /// Always as constraints `G ≥ 0`, `H ≥ 0`.
+    Constraints,
+}
+
+/// Options of the relaxation homotopy. Defaults follow nosnoc:
+/// σ_0 = 1, κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HomotopyOptions {
+    /// Initial relaxation σ_0 (default 1).
+    pub sigma_0: f64,
+    /// Reduction factor κ ∈ (0, 1): σ_{k+1} = κ σ_k (default 0.1).
+    pub kappa: f64,
+    /// Complementarity tolerance on max_i |G_i H_i| (default 1e-9).
+    pub comp_tol: f64,
+    /// Final relaxation σ_N (default min(1e-10, 0.1 comp_tol)).
+    pub sigma_n: Option<f64>,
+    /// Number of homotopy NLPs; default derived: the steps from σ_0 down to σ_N.
+    pub n_homotopy: Option<usize>,
+    /// Relaxation of the complementarity constraints.
+    pub relaxation: Relaxation,
+    /// Steering strategy.
+    pub steering: Steering,
+    /// How G, H ≥ 0 are imposed.
+    pub lower_bounds: LowerBounds,
+    /// Warm-start the dual variables of each NLP too (primal always) (default false).
+    pub warm_start_duals: bool,
+    /// How many times a failed NLP is retried from the last good iterate with a gentler
+    /// reduction (κ ← √κ) before the homotopy gives up (default 3).
+    pub max_recoveries: usize,
+    /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
+    pub verbosity: u8,
+    /// Ipopt options, applied after fesd's defaults (`print_level 0`, `sb yes`,
+    /// `bound_relax_factor 0`; with `warm_start_duals` also both warm-start pushes 1e-9).
+    pub ipopt: Vec<(String, OptionValue)>,
+}
+
+impl Default for HomotopyOptions {
+    fn default() -> Self {
+        HomotopyOptions {
+            sigma_0: 1.0,
+            kappa: 0.1,
+            comp_tol: 1e-9,
+            sigma_n: None,
+            n_homotopy: None,
+            relaxation: Relaxation::default(),
+            steering: Steering::default(),
+            lower_bounds: LowerBounds::default(),
+            warm_start_duals: false,
+            max_recoveries: 3,
+            verbosity: 0,
+            ipopt: Vec::new(),
+        }
+    }
+}
+
+impl HomotopyOptions {
+    /// Checks ranges; see the field docs.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |name: &'static str, reason: String| Err(MpccError::InvalidOption { name, reason });
+        if !(self.sigma_0.is_finite() && self.sigma_0 > 0.0) {
+            return bad("sigma_0", format!("{} must be positive and finite", self.sigma_0));
+        }
+        if !(self.kappa > 0.0 && self.kappa < 1.0) {
+            return bad("kappa", format!("{} must lie in (0, 1)", self.kappa));
+        }
+        if !(self.comp_tol.is_finite() && self.comp_tol > 0.0) {
+            return bad("comp_tol", format!("{} must be positive and finite", self.comp_tol));
+        }
+        if let Some(s) = self.sigma_n {
+            if !(s.is_finite() && s >= 0.0 && s <= self.sigma_0) {
+                return bad("sigma_n", format!("{s} must lie in [0, sigma_0]"));
+            }
+        }
+        if self.n_homotopy == Some(0) {
+            return bad("n_homotopy", "must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// σ_N as configured or by default.
+    pub fn sigma_final(&self) -> f64 {
+        self.sigma_n.unwrap_or_else(|| (1e-10f64).min(0.1 * self.comp_tol))
+    }
+
+    /// The number of homotopy NLPs: given, or `1 + ⌈log(σ_N/σ_0)/log κ⌉`.
+    pub fn homotopy_steps(&self) -> usize {
+        if let Some(n) = self.n_homotopy {
+            return n;
+        }
+        let s_n = self.sigma_final();
+        if s_n <= 0.0 {
+            return 1 + (((1e-16f64).ln() - self.sigma_0.ln()) / self.kappa.ln()).ceil().max(0.0) as usize;
+        }
+        1 + ((s_n / self.sigma_0).ln() / self.kappa.ln() - 1e-9).ceil().max(0.0) as usize
+    }
+
+    /// Adds an Ipopt option (string, integer or number).
+    pub fn with_ipopt(mut self, name: &str, value: impl Into<OptionValue>) -> Self {
+        self.ipopt.push((name.to_string(), value.into()));
+        self
+    }
+}

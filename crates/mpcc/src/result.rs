@@ -1,0 +1,105 @@
+//! What a homotopy solve returns.
+
+use ipopt::ApplicationReturnStatus;
+use serde::{Deserialize, Serialize};
+
+/// How the homotopy ended. `Converged` means the complementarity residual reached
+/// `comp_tol` *and* the last NLP succeeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MpccStatus {
+    /// max_i |G_i H_i| ≤ comp_tol and the last NLP solved.
+    Converged,
+    /// Every homotopy step ran and solved, but the residual stayed above comp_tol.
+    CompTolNotReached,
+    /// The NLP of homotopy step `step` failed and could not be recovered.
+    NlpFailed {
+        /// Homotopy step (0-based).
+        step: usize,
+        /// Ipopt's status there.
+        ipopt_status: ApplicationReturnStatus,
+    },
+}
+
+impl MpccStatus {
+    /// True only for [`MpccStatus::Converged`].
+    pub fn is_converged(self) -> bool {
+        matches!(self, MpccStatus::Converged)
+    }
+
+    /// A short name for summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            MpccStatus::Converged => "converged",
+            MpccStatus::CompTolNotReached => "comp_tol_not_reached",
+            MpccStatus::NlpFailed { .. } => "nlp_failed",
+        }
+    }
+}
+
+/// One row of the homotopy table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HomotopyStep {
+    /// Step index k (recovery retries repeat k).
+    pub k: usize,
+    /// Relaxation σ_k.
+    pub sigma: f64,
+    /// Ipopt's status.
+    pub ipopt_status: ApplicationReturnStatus,
+    /// Ipopt iterations.
+    pub iterations: usize,
+    /// Original objective f(w) at the step's solution.
+    pub objective: f64,
+    /// max_i |G_i H_i| at the step's solution.
+    pub comp_residual: f64,
+    /// Wall time of the step in seconds.
+    pub wall_time: f64,
+    /// True if this step was a recovery retry.
+    pub recovery: bool,
+}
+
+/// Multipliers at the final iterate (Ipopt's sign convention: `∇f + Jᵀλ + z_U − z_L = 0`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Multipliers {
+    /// Of the general constraints g.
+    pub lambda_g: Vec<f64>,
+    /// Of the relaxed complementarity constraints.
+    pub lambda_comp: Vec<f64>,
+    /// Of the bounds of w: z_U − z_L.
+    pub lambda_w: Vec<f64>,
+}
+
+/// Wall-time split of a solve, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Whole homotopy.
+    pub total: f64,
+    /// Inside Ipopt, excluding kernel evaluations.
+    pub ipopt: f64,
+    /// Evaluating compiled kernels.
+    pub kernels: f64,
+    /// Our own code: everything outside Ipopt (set-up, residuals, warm starts, table).
+    pub own: f64,
+}
+
+/// The outcome of [`MpccSolver::solve`](crate::MpccSolver::solve): always the last iterate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MpccResult {
+    /// How the homotopy ended.
+    pub status: MpccStatus,
+    /// Final w.
+    pub w: Vec<f64>,
+    /// Original objective f(w).
+    pub objective: f64,
+    /// max_i |G_i H_i| at w.
+    pub comp_residual: f64,
+    /// Multipliers of the last NLP.
+    pub multipliers: Multipliers,
+    /// The homotopy table.
+    pub steps: Vec<HomotopyStep>,
+    /// Sum of Ipopt iterations over all steps.
+    pub total_iterations: usize,
+    /// Wall-time split.
+    pub timing: Timing,
+    /// What the homotopy did beyond the plan (recoveries, early stop), in words.
+    pub messages: Vec<String>,
+}

@@ -1,0 +1,298 @@
+//! The relaxation homotopy: one compiled NLP, solved for a decreasing σ.
+
+use crate::error::{MpccError, Result};
+use crate::options::HomotopyOptions;
+use crate::problem::Mpcc;
+use crate::relax::RelaxedNlp;
+use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Timing};
+use casadi::Kind;
+use fesd_codegen::CompileOptions;
+use fesd_nlp::CompiledNlp;
+use ipopt::{IpoptSolver, Solution, StartPoint};
+use std::time::{Duration, Instant};
+
+/// Name of the generated C module of every MPCC (objects are cached per content hash).
+const MODULE: &str = "fesd_mpcc";
+
+/// An MPCC compiled once, solvable many times (new parameters, new initial guesses)
+/// without recompiling.
+pub struct MpccSolver {
+    compiled: CompiledNlp,
+    ipopt: IpoptSolver,
+    opts: HomotopyOptions,
+    n_w: usize,
+    n_g: usize,
+    n_comp: usize,
+    n_slack: usize,
+    w0: Vec<f64>,
+    p0: Vec<f64>,
+    build_time: Duration,
+    bounds_as_variable_bounds: usize,
+}
+
+struct Evaluated {
+    objective: f64,
+    residual: f64,
+}
+
+impl MpccSolver {
+    /// Validates `mpcc` and `opts`, builds the relaxed NLP with σ as a parameter and
+    /// compiles its kernels (or loads them from the cache).
+    pub fn new<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions) -> Result<Self> {
+        Self::with_compile_options(mpcc, opts, &CompileOptions::default())
+    }
+
+    /// As [`MpccSolver::new`] with explicit compiler settings.
+    pub fn with_compile_options<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions) -> Result<Self> {
+        let t = Instant::now();
+        mpcc.validate()?;
+        opts.validate()?;
+        let relaxed = RelaxedNlp::build(mpcc, &opts, MODULE)?;
+        let compiled = CompiledNlp::build_with_extras(&relaxed.nlp, MODULE, &[relaxed.report.clone()], compile)?;
+        let structure = compiled.structure(relaxed.x_l, relaxed.x_u, relaxed.g_l, relaxed.g_u)?;
+        let mut ipopt = IpoptSolver::new(structure)?;
+        let print_level = if opts.verbosity >= 2 { 5 } else { 0 };
+        // bound_relax_factor = 0: Ipopt would otherwise let G, H dip 1e-8 below their
+        // bounds, and the products G_i H_i could not reach comp_tol.
+        ipopt.set_option("print_level", print_level).set_option("sb", "yes").set_option("bound_relax_factor", 0.0);
+        if opts.warm_start_duals {
+            ipopt.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
+        }
+        for (k, v) in &opts.ipopt {
+            ipopt.set_option(k, v.clone());
+        }
+        Ok(MpccSolver {
+            compiled,
+            ipopt,
+            n_w: mpcc.n_w(),
+            n_g: mpcc.g.nrow(),
+            n_comp: mpcc.n_comp(),
+            n_slack: relaxed.n_slack,
+            w0: mpcc.w0.clone(),
+            p0: mpcc.p0.clone(),
+            build_time: t.elapsed(),
+            bounds_as_variable_bounds: relaxed.bounds_as_variable_bounds,
+            opts,
+        })
+    }
+
+    /// The homotopy options.
+    pub fn options(&self) -> &HomotopyOptions {
+        &self.opts
+    }
+
+    /// Time spent building and compiling (or loading) the kernels.
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    /// True if the kernels came from the on-disk cache.
+    pub fn kernels_cached(&self) -> bool {
+        self.compiled.build_report().cache_hit
+    }
+
+    /// How many of the `G ≥ 0`, `H ≥ 0` conditions became variable bounds.
+    pub fn lower_bounds_as_variable_bounds(&self) -> usize {
+        self.bounds_as_variable_bounds
+    }
+
+    /// New parameter values for the following solves (no recompilation).
+    pub fn set_parameters(&mut self, p0: &[f64]) -> Result<()> {
+        check_len("p0", p0, self.p0.len())?;
+        self.p0 = p0.to_vec();
+        Ok(())
+    }
+
+    /// New initial guess for the following solves.
+    pub fn set_initial_guess(&mut self, w0: &[f64]) -> Result<()> {
+        check_len("w0", w0, self.n_w)?;
+        self.w0 = w0.to_vec();
+        Ok(())
+    }
+
+    fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {
+        let kernel = self.compiled.extra(&format!("{MODULE}_report"));
+        let mut f = [f64::NAN];
+        let mut gh = vec![f64::NAN; self.n_comp];
+        let ok = kernel.map(|k| k.eval(&[x, params], &mut [&mut f, &mut gh]).is_ok()).unwrap_or(false);
+        if !ok {
+            return Evaluated { objective: f64::NAN, residual: f64::NAN };
+        }
+        let residual = gh.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        Evaluated { objective: f[0], residual }
+    }
+
+    fn print_header(&self) {
+        println!(
+            "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}, comp_tol = {:e}, {} steps planned",
+            self.opts.relaxation.name(),
+            self.opts.steering.name(),
+            self.opts.sigma_0,
+            self.opts.kappa,
+            self.opts.comp_tol,
+            self.planned_steps()
+        );
+        println!("{:>3} {:>10} {:<34} {:>5} {:>15} {:>10} {:>9}", "k", "sigma", "ipopt status", "iter", "objective", "comp_res", "time[s]");
+    }
+
+    fn print_row(row: &HomotopyStep) {
+        println!(
+            "{:>3} {:>10.3e} {:<34} {:>5} {:>15.8e} {:>10.3e} {:>9.4}{}",
+            row.k,
+            row.sigma,
+            format!("{:?}", row.ipopt_status),
+            row.iterations,
+            row.objective,
+            row.comp_residual,
+            row.wall_time,
+            if row.recovery { "  (recovery)" } else { "" }
+        );
+    }
+
+    fn planned_steps(&self) -> usize {
+        if self.n_comp == 0 {
+            1
+        } else {
+            self.opts.homotopy_steps()
+        }
+    }
+
+    /// Runs the homotopy from the current initial guess and parameters. Never panics:
+    /// a failed solve returns its status and last iterate.
+    pub fn solve(&mut self) -> MpccResult {
+        let t_total = Instant::now();
+        let n_steps = self.planned_steps();
+        let sigma_n = self.opts.sigma_final();
+        let mut kappa = self.opts.kappa;
+        let mut sigma = self.opts.sigma_0;
+        let mut x: Vec<f64> = self.w0.iter().copied().chain(std::iter::repeat_n(self.opts.sigma_0, self.n_slack)).collect();
+        let mut params: Vec<f64> = self.p0.iter().copied().chain([sigma]).collect();
+        let mut steps = Vec::new();
+        let mut messages = Vec::new();
+        let mut last: Option<Solution> = None;
+        let mut last_good: Option<(Solution, f64)> = None;
+        let mut recoveries = 0;
+        let mut recovery = false;
+        let mut status = MpccStatus::CompTolNotReached;
+        let mut inside_ipopt = Duration::ZERO;
+        self.compiled.reset_eval_stats();
+        if self.opts.verbosity >= 1 {
+            self.print_header();
+        }
+        let mut k = 0;
+        while k < n_steps {
+            let t_step = Instant::now();
+            *params.last_mut().expect("sigma is the last parameter") = sigma;
+            if let Err(e) = self.compiled.set_parameters(&params) {
+                messages.push(format!("internal error setting parameters: {e}"));
+                break;
+            }
+            let start = match (&last_good, self.opts.warm_start_duals) {
+                (Some((sol, _)), true) => StartPoint { x: x.clone(), ..sol.warm_start() },
+                _ => StartPoint::primal(x.clone()),
+            };
+            let t_ipopt = Instant::now();
+            let solved = self.ipopt.solve(&mut self.compiled, &start, None);
+            inside_ipopt += t_ipopt.elapsed();
+            let sol = match solved {
+                Ok(s) => s,
+                Err(e) => {
+                    messages.push(format!("step {k}: Ipopt could not start: {e}"));
+                    status = MpccStatus::NlpFailed { step: k, ipopt_status: ipopt::ApplicationReturnStatus::InvalidOption };
+                    break;
+                }
+            };
+            let eval = self.evaluate(&sol.x, &params);
+            let row = HomotopyStep {
+                k,
+                sigma,
+                ipopt_status: sol.status,
+                iterations: sol.iterations,
+                objective: eval.objective,
+                comp_residual: eval.residual,
+                wall_time: t_step.elapsed().as_secs_f64(),
+                recovery,
+            };
+            if self.opts.verbosity >= 1 {
+                Self::print_row(&row);
+            }
+            steps.push(row);
+            let ok = sol.status.is_success();
+            last = Some(sol.clone());
+            if !ok {
+                match &last_good {
+                    Some((good, good_sigma)) if recoveries < self.opts.max_recoveries => {
+                        recoveries += 1;
+                        kappa = kappa.sqrt();
+                        let next = (good_sigma * kappa).max(sigma_n);
+                        messages.push(format!(
+                            "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: back to the iterate of sigma = {good_sigma:e}, kappa -> {kappa:.4}, sigma -> {next:e}",
+                            sol.status
+                        ));
+                        x = good.x.clone();
+                        sigma = next;
+                        recovery = true;
+                        continue;
+                    }
+                    _ => {
+                        messages.push(format!("step {k}: NLP ended with {:?} at sigma = {sigma:e}; no recovery left", sol.status));
+                        status = MpccStatus::NlpFailed { step: k, ipopt_status: sol.status };
+                        break;
+                    }
+                }
+            }
+            recovery = false;
+            x = sol.x.clone();
+            last_good = Some((sol, sigma));
+            if eval.residual <= self.opts.comp_tol {
+                status = MpccStatus::Converged;
+                if k + 1 < n_steps {
+                    messages.push(format!("comp_tol reached at step {k} (sigma = {sigma:e}); stopped early"));
+                }
+                break;
+            }
+            k += 1;
+            sigma = (sigma * kappa).max(sigma_n);
+        }
+        let final_x = last.as_ref().map(|s| s.x.clone()).unwrap_or(x);
+        let eval = self.evaluate(&final_x, &params);
+        let multipliers = last.as_ref().map(|s| self.multipliers(s)).unwrap_or_default();
+        let (kernel_time, _) = self.compiled.eval_stats();
+        let total = t_total.elapsed();
+        MpccResult {
+            status,
+            w: final_x[..self.n_w].to_vec(),
+            objective: eval.objective,
+            comp_residual: eval.residual,
+            multipliers,
+            total_iterations: steps.iter().map(|s| s.iterations).sum(),
+            steps,
+            timing: Timing {
+                total: total.as_secs_f64(),
+                ipopt: inside_ipopt.saturating_sub(kernel_time).as_secs_f64(),
+                kernels: kernel_time.as_secs_f64(),
+                own: total.saturating_sub(inside_ipopt).as_secs_f64(),
+            },
+            messages,
+        }
+    }
+
+    fn multipliers(&self, s: &Solution) -> Multipliers {
+        let (m, nc) = (self.n_g, self.n_comp);
+        Multipliers {
+            lambda_g: s.mult_g[..m].to_vec(),
+            lambda_comp: s.mult_g[m..m + nc].to_vec(),
+            lambda_w: (0..self.n_w).map(|i| s.mult_x_u[i] - s.mult_x_l[i]).collect(),
+        }
+    }
+}
+
+fn check_len(what: &'static str, v: &[f64], len: usize) -> Result<()> {
+    if v.len() != len {
+        return Err(MpccError::Dimension { what: format!("length of {what}"), expected: len.to_string(), got: v.len().to_string() });
+    }
+    if let Some((index, &value)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(MpccError::NotFinite { what, index, value });
+    }
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! The NOSBENCH-layout problems in tests/data solve to their known solutions, and
+//! every relaxation × steering combination finds the S-stationary point of
+//! quadratic_cubic.
+
+use fesd_mpcc::{nosbench, HomotopyOptions, MpccSolver, MpccStatus, Relaxation, Steering};
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+fn known() -> Vec<Value> {
+    let text = std::fs::read_to_string(data("known_solutions.json")).unwrap();
+    serde_json::from_str::<Vec<Value>>(&text).unwrap()
+}
+
+/// Candidate solutions of an entry: `w_star` is one point or a list of points.
+fn candidates(entry: &Value) -> Vec<Vec<f64>> {
+    let w = entry["w_star"].as_array().unwrap();
+    let as_vec = |v: &Value| v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect::<Vec<f64>>();
+    if w[0].is_array() {
+        w.iter().map(as_vec).collect()
+    } else {
+        vec![as_vec(&entry["w_star"])]
+    }
+}
+
+#[test]
+fn nosbench_problems_reach_known_solutions() {
+    for entry in known() {
+        let file = entry["file"].as_str().unwrap();
+        let mpcc = nosbench::read_file(&data(file)).unwrap();
+        if let Some(p0) = entry.get("p0") {
+            let p0: Vec<f64> = p0.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+            assert_eq!(mpcc.p0, p0, "{file}: p0 of the file");
+        }
+        let mut solver = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap();
+        let r = solver.solve();
+        assert_eq!(r.status, MpccStatus::Converged, "{file}: {:?}", r.messages);
+        assert!(r.comp_residual <= 1e-9, "{file}: residual {}", r.comp_residual);
+        let f_star = entry["f_star"].as_f64().unwrap();
+        assert!((r.objective - f_star).abs() <= 1e-8, "{file}: f = {} vs {f_star}", r.objective);
+        let best = candidates(&entry)
+            .iter()
+            .map(|c| c.iter().zip(&r.w).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max))
+            .fold(f64::INFINITY, f64::min);
+        assert!(best <= 1e-6, "{file}: w = {:?}, distance {best:e}", r.w);
+        // The result serializes.
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"status\":\"Converged\""));
+    }
+}
+
+#[test]
+fn every_relaxation_and_steering_finds_the_s_stationary_point() {
+    let mpcc = nosbench::read_file(&data("quadratic_cubic.json")).unwrap();
+    let mut failures = Vec::new();
+    for relaxation in Relaxation::ALL {
+        for steering in Steering::ALL {
+            let opts = HomotopyOptions { relaxation, steering, ..Default::default() };
+            let mut solver = MpccSolver::new(&mpcc, opts).unwrap();
+            let r = solver.solve();
+            let err = (r.w[0] - 1.0).abs().max(r.w[1].abs());
+            if !(r.status.is_converged() && err <= 1e-3) {
+                failures.push(format!("{} / {}: {:?} w = {:?}", relaxation.name(), steering.name(), r.status, r.w));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
