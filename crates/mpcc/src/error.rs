@@ -24,8 +24,8 @@ pub enum MpccError {
         /// The size found.
         got: String,
     },
-    /// A lower bound exceeds its upper bound, or a bound is NaN.
-    #[error("{what}[{index}]: lower bound {lower} > upper bound {upper}")]
+    /// A lower bound exceeds its upper bound, or a bound is NaN or infeasible (±∞ on the wrong side).
+    #[error("{what}[{index}]: bounds [{lower}, {upper}] are empty or invalid")]
     Bounds {
         /// `w` or `g`.
         what: &'static str,

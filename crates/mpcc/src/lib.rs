@@ -23,6 +23,7 @@ mod error;
 pub mod nosbench;
 mod options;
 mod problem;
+pub mod problems;
 mod relax;
 mod result;
 mod solver;

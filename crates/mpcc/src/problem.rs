@@ -110,7 +110,7 @@ impl<K: Kind> Mpcc<K> {
         }
         for (what, l, u) in [("w", &self.lbw, &self.ubw), ("g", &self.lbg, &self.ubg)] {
             for (index, (&lower, &upper)) in l.iter().zip(u.iter()).enumerate() {
-                if lower.is_nan() || upper.is_nan() || lower > upper {
+                if lower.is_nan() || upper.is_nan() || lower > upper || lower == f64::INFINITY || upper == f64::NEG_INFINITY {
                     return Err(MpccError::Bounds { what, index, lower, upper });
                 }
             }
