@@ -8,6 +8,7 @@
 //! | [`codegen`] | `fesd-codegen` | C kernels: generate, compile with a disk cache, load, call |
 //! | [`ipopt`] | `fesd-ipopt` | Ipopt's C interface: sparse NLPs, options, warm start |
 //! | [`nlp`] | `fesd-nlp` | symbolic NLPs lowered to compiled kernels and solved with Ipopt |
+//! | [`mpcc`] | `fesd-mpcc` | MPCCs by relaxation homotopy over one compiled NLP; NOSBENCH files |
 //!
 //! ```no_run
 //! use fesd::casadi::SX;
@@ -28,5 +29,6 @@
 
 pub use casadi;
 pub use fesd_codegen as codegen;
+pub use fesd_mpcc as mpcc;
 pub use fesd_nlp as nlp;
 pub use ipopt;

@@ -257,6 +257,52 @@ pub enum OptionValue {
     Num(f64),
 }
 
+/// Ipopt 3.14's integer-valued options (all others with numeric values are reals).
+pub const INTEGER_OPTIONS: &[&str] = &[
+    "accept_after_max_steps",
+    "acceptable_iter",
+    "file_print_level",
+    "filter_reset_trigger",
+    "limited_memory_max_history",
+    "limited_memory_max_skipping",
+    "ma27_liw_init_factor",
+    "ma57_block_size",
+    "ma57_node_amalgamation",
+    "ma57_small_pivot_flag",
+    "max_filter_resets",
+    "max_iter",
+    "max_refinement_steps",
+    "max_resto_iter",
+    "max_soc",
+    "min_refinement_steps",
+    "mumps_mem_percent",
+    "mumps_permuting_scaling",
+    "mumps_pivot_order",
+    "mumps_scaling",
+    "num_linear_variables",
+    "print_frequency_iter",
+    "print_level",
+    "quality_function_max_section_steps",
+    "watchdog_shortened_iter_trigger",
+    "watchdog_trial_iter_max",
+];
+
+impl OptionValue {
+    /// Reads a command-line value of option `name`: an integer for Ipopt's integer
+    /// options ([`INTEGER_OPTIONS`]), else a number if it parses as one, else a string.
+    pub fn parse_for(name: &str, text: &str) -> OptionValue {
+        if INTEGER_OPTIONS.contains(&name) {
+            if let Ok(i) = text.parse::<i32>() {
+                return OptionValue::Int(i);
+            }
+        }
+        match text.parse::<f64>() {
+            Ok(v) => OptionValue::Num(v),
+            Err(_) => OptionValue::Str(text.to_string()),
+        }
+    }
+}
+
 impl From<&str> for OptionValue {
     fn from(s: &str) -> Self {
         OptionValue::Str(s.to_string())
@@ -561,6 +607,41 @@ impl IpoptSolver {
         self
     }
 
+    /// Creates the Ipopt problem object for the structure.
+    fn create_problem(&self) -> Result<Problem, IpoptError> {
+        let s = &self.structure;
+        let (n, m) = (s.n(), s.m());
+        let (mut xl, mut xu, mut gl, mut gu) = (s.x_l.clone(), s.x_u.clone(), s.g_l.clone(), s.g_u.clone());
+        // SAFETY: arrays have the declared lengths; Ipopt copies the bounds.
+        let prob = unsafe {
+            sys::CreateIpoptProblem(
+                n as i32,
+                xl.as_mut_ptr(),
+                xu.as_mut_ptr(),
+                m as i32,
+                gl.as_mut_ptr(),
+                gu.as_mut_ptr(),
+                s.jac_rows.len() as i32,
+                s.hess_rows.len() as i32,
+                0,
+                eval_f,
+                eval_g,
+                eval_grad_f,
+                eval_jac_g,
+                eval_h,
+            )
+        };
+        if prob.is_null() {
+            return Err(IpoptError::CreateFailed);
+        }
+        Ok(Problem(prob))
+    }
+
+    /// Checks every option set so far against Ipopt (names, types, values) without solving.
+    pub fn validate_options(&self) -> Result<(), IpoptError> {
+        apply_options(&self.create_problem()?, &self.options)
+    }
+
     /// Options set so far.
     pub fn options(&self) -> &[(String, OptionValue)] {
         &self.options
@@ -589,51 +670,12 @@ impl IpoptSolver {
                 }
             }
         }
-        let (mut xl, mut xu, mut gl, mut gu) = (s.x_l.clone(), s.x_u.clone(), s.g_l.clone(), s.g_u.clone());
-        // SAFETY: arrays have the declared lengths; Ipopt copies the bounds.
-        let prob = unsafe {
-            sys::CreateIpoptProblem(
-                n as i32,
-                xl.as_mut_ptr(),
-                xu.as_mut_ptr(),
-                m as i32,
-                gl.as_mut_ptr(),
-                gu.as_mut_ptr(),
-                s.jac_rows.len() as i32,
-                s.hess_rows.len() as i32,
-                0,
-                eval_f,
-                eval_g,
-                eval_grad_f,
-                eval_jac_g,
-                eval_h,
-            )
-        };
-        if prob.is_null() {
-            return Err(IpoptError::CreateFailed);
-        }
-        let prob = Problem(prob);
+        let prob = self.create_problem()?;
         let mut options = self.options.clone();
         if start.has_duals() && !options.iter().any(|(k, _)| k == "warm_start_init_point") {
             options.push(("warm_start_init_point".into(), "yes".into()));
         }
-        for (name, value) in &options {
-            let key = cstring(name)?;
-            // SAFETY: NUL-terminated strings that Ipopt copies.
-            let ok = unsafe {
-                match value {
-                    OptionValue::Str(v) => {
-                        let v = cstring(v)?;
-                        sys::AddIpoptStrOption(prob.0, key.as_ptr() as *mut _, v.as_ptr() as *mut _)
-                    }
-                    OptionValue::Int(v) => sys::AddIpoptIntOption(prob.0, key.as_ptr() as *mut _, *v),
-                    OptionValue::Num(v) => sys::AddIpoptNumOption(prob.0, key.as_ptr() as *mut _, *v),
-                }
-            };
-            if !ok {
-                return Err(IpoptError::InvalidOption { name: name.clone(), value: value.to_string() });
-            }
-        }
+        apply_options(&prob, &options)?;
         // SAFETY: `intermediate` has the declared signature.
         unsafe { sys::SetIntermediateCallback(prob.0, intermediate_trampoline()) };
         let mut x = start.x.clone();
@@ -668,6 +710,31 @@ impl IpoptSolver {
             callback_panic: context.panic,
         })
     }
+}
+
+fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<(), IpoptError> {
+    for (name, value) in options {
+        let key = cstring(name)?;
+        // SAFETY: NUL-terminated strings that Ipopt copies.
+        let ok = unsafe {
+            match value {
+                OptionValue::Str(v) => {
+                    let v = cstring(v)?;
+                    sys::AddIpoptStrOption(prob.0, key.as_ptr() as *mut _, v.as_ptr() as *mut _)
+                }
+                // An integer is also a valid value of a numeric option.
+                OptionValue::Int(v) => {
+                    sys::AddIpoptIntOption(prob.0, key.as_ptr() as *mut _, *v)
+                        || sys::AddIpoptNumOption(prob.0, key.as_ptr() as *mut _, *v as f64)
+                }
+                OptionValue::Num(v) => sys::AddIpoptNumOption(prob.0, key.as_ptr() as *mut _, *v),
+            }
+        };
+        if !ok {
+            return Err(IpoptError::InvalidOption { name: name.clone(), value: value.to_string() });
+        }
+    }
+    Ok(())
 }
 
 fn intermediate_trampoline() -> sys::Intermediate_CB {

@@ -61,6 +61,7 @@ impl MpccSolver {
         for (k, v) in &opts.ipopt {
             ipopt.set_option(k, v.clone());
         }
+        ipopt.validate_options()?;
         Ok(MpccSolver {
             compiled,
             ipopt,

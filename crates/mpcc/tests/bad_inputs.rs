@@ -6,7 +6,7 @@ use serde_json::json;
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(name)
 }
 
 /// A NOSBENCH-layout file written from Rust: w ∈ R², no parameters, with the given

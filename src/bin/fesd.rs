@@ -1,0 +1,159 @@
+//! The `fesd` command.
+//!
+//! `fesd mpcc <file.json> [options]` reads an MPCC in the NOSBENCH JSON layout,
+//! solves it by the relaxation homotopy and prints a one-line summary (or, with
+//! `--json`, a JSON report). Exit status: 0 converged, 1 solved but not converged,
+//! 2 bad input.
+
+use clap::{Parser, Subcommand};
+use fesd::ipopt::OptionValue;
+use fesd::mpcc::{nosbench, HomotopyOptions, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "fesd", version, about = "Finite Elements with Switch Detection: tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve an MPCC stored in the NOSBENCH JSON layout.
+    Mpcc(MpccArgs),
+}
+
+#[derive(clap::Args)]
+struct MpccArgs {
+    /// The problem file.
+    file: PathBuf,
+    /// Initial relaxation σ_0.
+    #[arg(long = "sigma0", default_value_t = 1.0)]
+    sigma_0: f64,
+    /// Reduction factor κ of σ per homotopy step.
+    #[arg(long, default_value_t = 0.1)]
+    kappa: f64,
+    /// Complementarity tolerance on max |G_i H_i|.
+    #[arg(long = "comp-tol", default_value_t = 1e-9)]
+    comp_tol: f64,
+    /// Final σ_N (default min(1e-10, 0.1 comp_tol)).
+    #[arg(long = "sigma-n")]
+    sigma_n: Option<f64>,
+    /// Number of homotopy steps (default: derived from σ_0, κ, σ_N).
+    #[arg(long = "n-homotopy")]
+    n_homotopy: Option<usize>,
+    /// scholtes_ineq | scholtes_eq | fischer_burmeister_ineq | fischer_burmeister_eq
+    #[arg(long, default_value = "scholtes_ineq")]
+    relaxation: Relaxation,
+    /// direct | elastic_inf | elastic_l1
+    #[arg(long, default_value = "direct")]
+    steering: Steering,
+    /// Impose G, H ≥ 0 always as constraints (default: as bounds where G_i or H_i is a variable).
+    #[arg(long = "lower-bounds-as-constraints")]
+    lower_bounds_as_constraints: bool,
+    /// Warm-start dual variables between homotopy steps.
+    #[arg(long = "warm-start-duals")]
+    warm_start_duals: bool,
+    /// Recovery attempts after a failed NLP.
+    #[arg(long = "max-recoveries", default_value_t = 3)]
+    max_recoveries: usize,
+    /// Parameter values, comma-separated (default: the file's p0).
+    #[arg(long, value_delimiter = ',')]
+    p0: Option<Vec<f64>>,
+    /// Ipopt option as key=value (repeatable), e.g. --ipopt max_iter=500.
+    #[arg(long = "ipopt", value_parser = parse_key_value)]
+    ipopt: Vec<(String, String)>,
+    /// Print a JSON report instead of the summary line.
+    #[arg(long)]
+    json: bool,
+    /// -v: homotopy table; -vv: also Ipopt's output.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected key=value, got '{s}'")),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Mpcc(args) => match run_mpcc(&args) {
+            Ok(converged) => ExitCode::from(if converged { 0 } else { 1 }),
+            Err(e) => {
+                eprintln!("fesd mpcc: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
+    let mut mpcc = nosbench::read_file(&args.file)?;
+    if let Some(p0) = &args.p0 {
+        mpcc.p0 = p0.clone();
+    }
+    let opts = HomotopyOptions {
+        sigma_0: args.sigma_0,
+        kappa: args.kappa,
+        comp_tol: args.comp_tol,
+        sigma_n: args.sigma_n,
+        n_homotopy: args.n_homotopy,
+        relaxation: args.relaxation,
+        steering: args.steering,
+        lower_bounds: if args.lower_bounds_as_constraints { LowerBounds::Constraints } else { LowerBounds::Bounds },
+        warm_start_duals: args.warm_start_duals,
+        max_recoveries: args.max_recoveries,
+        verbosity: if args.json { 0 } else { args.verbose },
+        ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
+    };
+    let mut solver = MpccSolver::new(&mpcc, opts)?;
+    let result = solver.solve();
+    let name = args.file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report(&name, &result, solver.build_time().as_secs_f64()))?);
+    } else {
+        println!(
+            "{name}: {} f = {:.10e} comp_res = {:.3e} steps = {} ipopt_iterations = {} time = {:.4} s (ipopt {:.4} s, kernels {:.4} s, own {:.4} s; build {:.3} s)",
+            result.status.name(),
+            result.objective,
+            result.comp_residual,
+            result.steps.len(),
+            result.total_iterations,
+            result.timing.total,
+            result.timing.ipopt,
+            result.timing.kernels,
+            result.timing.own,
+            solver.build_time().as_secs_f64()
+        );
+        for m in &result.messages {
+            println!("  note: {m}");
+        }
+    }
+    Ok(result.status.is_converged())
+}
+
+fn report(file: &str, r: &MpccResult, build_time: f64) -> serde_json::Value {
+    serde_json::json!({
+        "file": file,
+        "status": r.status.name(),
+        "status_detail": r.status,
+        "objective": r.objective,
+        "comp_residual": r.comp_residual,
+        "homotopy_steps": r.steps.len(),
+        "total_iterations": r.total_iterations,
+        "wall_time": r.timing.total,
+        "ipopt_time": r.timing.ipopt,
+        "kernel_time": r.timing.kernels,
+        "own_time": r.timing.own,
+        "build_time": build_time,
+        "w": r.w,
+        "steps": r.steps,
+        "multipliers": r.multipliers,
+        "messages": r.messages,
+    })
+}
