@@ -124,8 +124,10 @@ pub struct HomotopyOptions {
     pub lower_bounds: LowerBounds,
     /// Warm-start the dual variables of each NLP too (primal always) (default false).
     pub warm_start_duals: bool,
-    /// How many times a failed NLP is retried from the last good iterate with a gentler
-    /// reduction (κ ← √κ) before the homotopy gives up (default 3).
+    /// How many recoveries the homotopy may use before giving up (default 3). An NLP
+    /// that ran out of iterations or time is resumed from its last iterate; any other
+    /// failure (infeasible, restoration failed, …) steps back to the last good
+    /// iterate and reduces σ more gently (κ ← √κ).
     pub max_recoveries: usize,
     /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
     pub verbosity: u8,

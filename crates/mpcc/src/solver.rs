@@ -172,6 +172,7 @@ impl MpccSolver {
         let mut messages = Vec::new();
         let mut last: Option<Solution> = None;
         let mut last_good: Option<(Solution, f64)> = None;
+        let mut resume: Option<(Solution, f64)> = None;
         let mut recoveries = 0;
         let mut recovery = false;
         let mut status = MpccStatus::CompTolNotReached;
@@ -188,12 +189,31 @@ impl MpccSolver {
                 messages.push(format!("internal error setting parameters: {e}"));
                 break;
             }
-            let start = match (&last_good, self.opts.warm_start_duals) {
-                (Some((sol, _)), true) => StartPoint { x: x.clone(), ..sol.warm_start() },
-                _ => StartPoint::primal(x.clone()),
+            let mut last_mu = f64::NAN;
+            let mut track_mu = |info: &ipopt::IterationInfo| {
+                last_mu = info.mu;
+                true
             };
             let t_ipopt = Instant::now();
-            let solved = self.ipopt.solve(&mut self.compiled, &start, None);
+            let solved = match resume.take() {
+                // Resume where the previous attempt stopped: its primal-dual point and barrier parameter.
+                Some((sol, mu)) => {
+                    let mut resumed = self.ipopt.clone();
+                    resumed.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
+                    if mu.is_finite() && mu > 0.0 {
+                        resumed.set_option("mu_init", mu);
+                    }
+                    let start = StartPoint { x: x.clone(), ..sol.warm_start() };
+                    resumed.solve(&mut self.compiled, &start, Some(&mut track_mu))
+                }
+                None => {
+                    let start = match (&last_good, self.opts.warm_start_duals) {
+                        (Some((sol, _)), true) => StartPoint { x: x.clone(), ..sol.warm_start() },
+                        _ => StartPoint::primal(x.clone()),
+                    };
+                    self.ipopt.solve(&mut self.compiled, &start, Some(&mut track_mu))
+                }
+            };
             inside_ipopt += t_ipopt.elapsed();
             let sol = match solved {
                 Ok(s) => s,
@@ -221,8 +241,21 @@ impl MpccSolver {
             let ok = sol.status.is_success();
             last = Some(sol.clone());
             if !ok {
+                if recoveries < self.opts.max_recoveries && is_budget_exhausted(sol.status) {
+                    // Out of iterations or time: resume the same NLP from where it stopped.
+                    recoveries += 1;
+                    messages.push(format!(
+                        "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: resuming it from its last primal-dual iterate (mu = {last_mu:.1e})",
+                        sol.status
+                    ));
+                    x = sol.x.clone();
+                    resume = Some((sol, last_mu));
+                    recovery = true;
+                    continue;
+                }
                 match &last_good {
                     Some((good, good_sigma)) if recoveries < self.opts.max_recoveries => {
+                        // Infeasible or stuck: step back to the last good iterate, reduce σ more gently.
                         recoveries += 1;
                         kappa = kappa.sqrt();
                         let next = (good_sigma * kappa).max(sigma_n);
@@ -286,6 +319,12 @@ impl MpccSolver {
             lambda_w: (0..self.n_w).map(|i| s.mult_x_u[i] - s.mult_x_l[i]).collect(),
         }
     }
+}
+
+/// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.
+fn is_budget_exhausted(status: ipopt::ApplicationReturnStatus) -> bool {
+    use ipopt::ApplicationReturnStatus::*;
+    matches!(status, MaximumIterationsExceeded | MaximumCpuTimeExceeded | MaximumWallTimeExceeded)
 }
 
 fn check_len(what: &'static str, v: &[f64], len: usize) -> Result<()> {

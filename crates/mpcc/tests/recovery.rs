@@ -1,0 +1,56 @@
+//! Recovery when an NLP fails mid-homotopy, and warm starts of the duals.
+
+use fesd_mpcc::problems::lcp_least_squares;
+use casadi::SX;
+use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus};
+
+#[test]
+fn an_nlp_out_of_iterations_is_resumed() {
+    let known = lcp_least_squares(100).unwrap();
+    let opts = HomotopyOptions { max_recoveries: 10, ..HomotopyOptions::default().with_ipopt("max_iter", 20) };
+    let r = MpccSolver::new(&known.mpcc, opts).unwrap().solve();
+    let retries = r.steps.iter().filter(|s| s.recovery).count();
+    println!("{:?} {:?}", r.status, r.messages);
+    assert!(retries >= 1, "expected at least one recovery: {:?}", r.steps);
+    assert!(r.messages.iter().any(|m| m.contains("recovery 1")));
+    assert_eq!(r.status, MpccStatus::Converged, "{:?}", r.messages);
+    let err = r.w.iter().zip(&known.w_star).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(err <= 1e-6);
+}
+
+#[test]
+fn an_infeasible_step_steps_back_then_gives_up_with_the_last_iterate() {
+    // w0 w1 ≥ 0.5 contradicts w0 w1 ≤ σ for σ < 0.5: the relaxed NLPs turn infeasible
+    // once σ drops below 0.5. Recovery backs off (σ = 0.316 fails, σ = 0.562 solves),
+    // then runs out of recoveries.
+    let w = SX::sym("w", 2);
+    let (a, b) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let f = (&a - 1.0).powf(2.0) + (&b - 1.0).powf(2.0);
+    let mut mpcc = Mpcc::new(w.clone(), f, a.clone(), b.clone());
+    mpcc.g = &a * &b;
+    mpcc.lbg = vec![0.5];
+    mpcc.ubg = vec![f64::INFINITY];
+    mpcc.lbw = vec![0.0, 0.0];
+    mpcc.w0 = vec![1.0, 1.0];
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+    println!("{:#?}", r.steps);
+    assert!(matches!(r.status, MpccStatus::NlpFailed { step: 2, .. }), "{:?} {:?}", r.status, r.messages);
+    let good_retry = r.steps.iter().find(|s| s.recovery && s.ipopt_status.is_success()).expect("a successful recovery");
+    assert!((good_retry.sigma - 0.1f64.powf(0.25)).abs() < 1e-12);
+    assert!(r.messages.iter().any(|m| m.contains("back to the iterate")));
+    assert!(r.messages.last().unwrap().contains("no recovery left"));
+    assert_eq!(r.w.len(), 2);
+    assert!(r.w.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn dual_warm_start_converges_to_the_same_point() {
+    let known = lcp_least_squares(200).unwrap();
+    let cold = MpccSolver::new(&known.mpcc, HomotopyOptions::default()).unwrap().solve();
+    let opts = HomotopyOptions { warm_start_duals: true, ..Default::default() };
+    let warm = MpccSolver::new(&known.mpcc, opts).unwrap().solve();
+    assert!(cold.status.is_converged() && warm.status.is_converged(), "{:?} {:?}", cold.messages, warm.messages);
+    let d = cold.w.iter().zip(&warm.w).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(d <= 1e-6);
+    println!("iterations: primal warm start {}, primal-dual {}", cold.total_iterations, warm.total_iterations);
+}
