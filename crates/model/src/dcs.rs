@@ -1,0 +1,271 @@
+//! Lowering a PSS to a dynamic complementarity system (DCS) at one time point.
+//!
+//! - Stewart [FESD §2.2]: `ẋ = Σ F θ`, `0 = g(x) − λ − μ e`, `1 = eᵀθ`, `0 ≤ θ ⊥ λ ≥ 0`,
+//!   with `g = −S c` unless indicator functions are given.
+//! - Step [STEP]: `c(x) = λp − λn`, `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`,
+//!   `θ_i = Π_{S_ij=1} α_j Π_{S_ij=−1} (1 − α_j)` (or the region algebra of set regions).
+
+use crate::model::{ModelError, PssModel, Regions};
+use casadi::{Function, SX};
+use serde::{Deserialize, Serialize};
+
+/// Which DCS represents the Filippov convexification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Representation {
+    /// Stewart's representation: θ, λ, μ per subsystem; n_f complementarity pairs.
+    #[default]
+    Stewart,
+    /// Step (Heaviside) representation: α, λp, λn per subsystem; 2 n_c pairs.
+    Step,
+}
+
+impl Representation {
+    /// Snake-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Representation::Stewart => "stewart",
+            Representation::Step => "step",
+        }
+    }
+}
+
+/// Options of the lowering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DcsOptions {
+    /// Stewart (default) or Step.
+    pub representation: Representation,
+    /// Step only: introduce variables β for the partial products of θ_i with more
+    /// than two factors, keeping every expression at most bilinear (nosnoc's `lift`).
+    pub lift_products: bool,
+}
+
+/// A group of complementarity components whose forward/backward sums define the
+/// step-equilibration indicator υ (FORMULATION §3): component `j` of the group is
+/// `υ_j = Σ_parts π_j`, `π = σ^B ∘ σ^F`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EquilibrationGroup {
+    /// Index lists into the stacked duals (summed over the boundary point and the stages).
+    pub dual_parts: Vec<Vec<usize>>,
+    /// Index lists into the stacked primals (summed over the stages only).
+    pub primal_parts: Vec<Vec<usize>>,
+}
+
+/// The DCS at one time point, in the model's own symbols `x, u, p` and fresh
+/// algebraic variables `z`. [`StageAlgebra::function`] wraps it for reuse at every
+/// stage of a discretization.
+#[derive(Clone, Debug)]
+pub struct StageAlgebra {
+    /// Algebraic variables (θ, λ, μ or α, λp, λn, β of every subsystem, stacked).
+    pub z: SX,
+    /// Lower bounds of z.
+    pub z_lb: Vec<f64>,
+    /// Upper bounds of z.
+    pub z_ub: Vec<f64>,
+    /// A neutral initial guess of z.
+    pub z_guess: Vec<f64>,
+    /// Algebraic equations `= 0`.
+    pub equations: SX,
+    /// `ẋ = f_0 + Σ F θ`.
+    pub xdot: SX,
+    /// θ of every subsystem, stacked.
+    pub theta: SX,
+    /// Complementarity primals P ≥ 0 (θ; or α and 1 − α), one per pair.
+    pub primal: SX,
+    /// Complementarity duals D ≥ 0 (λ; or λn and λp), matching `primal`.
+    pub dual: SX,
+    /// The duals at a state `x` with no algebraic unknowns (λ(x) = g − min g;
+    /// λp = max(c, 0), λn = max(−c, 0)): the boundary values at an initial state.
+    pub dual_at_state: SX,
+    /// Step-equilibration groups.
+    pub groups: Vec<EquilibrationGroup>,
+    /// Number of regions of each subsystem.
+    pub n_regions: Vec<usize>,
+}
+
+fn column(items: &[SX]) -> Result<SX, ModelError> {
+    if items.is_empty() {
+        return Ok(SX::zeros(0, 1));
+    }
+    let refs: Vec<&SX> = items.iter().collect();
+    Ok(SX::vertcat(&refs)?)
+}
+
+fn entries(v: &SX) -> Result<Vec<SX>, ModelError> {
+    (0..v.nrow()).map(|i| v.at(i).map_err(ModelError::from)).collect()
+}
+
+/// Minimum of the entries (a `fmin` chain).
+fn min_entry(v: &[SX]) -> Result<SX, ModelError> {
+    let mut m = v[0].clone();
+    for e in &v[1..] {
+        m = m.fmin(e)?;
+    }
+    Ok(m)
+}
+
+impl StageAlgebra {
+    /// Lowers `model` with `opts`.
+    pub fn new(model: &PssModel, opts: &DcsOptions) -> Result<StageAlgebra, ModelError> {
+        model.validate()?;
+        let mut z = Vec::new();
+        let (mut z_lb, mut z_ub, mut z_guess) = (Vec::new(), Vec::new(), Vec::new());
+        let mut eqs = Vec::new();
+        let mut xdot = model.f0.clone().unwrap_or_else(|| SX::zeros(model.n_x(), 1));
+        let (mut theta_all, mut primal, mut dual, mut dual_at_state) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut groups = Vec::new();
+        let mut n_regions = Vec::new();
+        let push = |z: &mut Vec<SX>, lb: &mut Vec<f64>, ub: &mut Vec<f64>, guess: &mut Vec<f64>, v: &SX, l: f64, u: f64, g: f64| {
+            z.push(v.clone());
+            lb.extend(std::iter::repeat_n(l, v.nrow()));
+            ub.extend(std::iter::repeat_n(u, v.nrow()));
+            guess.extend(std::iter::repeat_n(g, v.nrow()));
+        };
+        for (k, sub) in model.subsystems.iter().enumerate() {
+            let (n_c, n_f) = (sub.n_c(), sub.n_f());
+            n_regions.push(n_f);
+            let c = entries(&sub.c)?;
+            let theta: Vec<SX> = match opts.representation {
+                Representation::Stewart => {
+                    let g = match (&sub.indicators, &sub.regions) {
+                        (Some(g), _) => entries(g)?,
+                        (None, Regions::SignMatrix(s)) => s
+                            .iter()
+                            .map(|row| {
+                                row.iter().zip(&c).fold(SX::scalar(0.0), |acc, (&sij, cj)| match sij {
+                                    1 => acc - cj,
+                                    -1 => acc + cj,
+                                    _ => acc,
+                                })
+                            })
+                            .collect(),
+                        (None, Regions::Sets(_)) => return Err(ModelError::StewartNeedsIndicators { subsystem: k }),
+                    };
+                    let th = SX::sym(&format!("theta{k}"), n_f);
+                    let la = SX::sym(&format!("lambda{k}"), n_f);
+                    let mu = SX::sym(&format!("mu{k}"), 1);
+                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &th, 0.0, f64::INFINITY, 1.0 / n_f as f64);
+                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &la, 0.0, f64::INFINITY, 0.0);
+                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &mu, f64::NEG_INFINITY, f64::INFINITY, 0.0);
+                    let gv = column(&g)?;
+                    eqs.push(gv.try_sub(&la)?.try_sub(&(&SX::ones(n_f, 1) * &mu))?);
+                    eqs.push(th.sum() - 1.0);
+                    let base = primal.len();
+                    let ths = entries(&th)?;
+                    let las = entries(&la)?;
+                    primal.extend(ths.iter().cloned());
+                    dual.extend(las);
+                    let gmin = min_entry(&g)?;
+                    dual_at_state.extend(g.iter().map(|gi| gi - &gmin));
+                    let idx: Vec<usize> = (base..base + n_f).collect();
+                    groups.push(EquilibrationGroup { dual_parts: vec![idx.clone()], primal_parts: vec![idx] });
+                    ths
+                }
+                Representation::Step => {
+                    let al = SX::sym(&format!("alpha{k}"), n_c);
+                    let lp = SX::sym(&format!("lambda_p{k}"), n_c);
+                    let ln = SX::sym(&format!("lambda_n{k}"), n_c);
+                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &al, 0.0, 1.0, 0.5);
+                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &lp, 0.0, f64::INFINITY, 0.0);
+                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &ln, 0.0, f64::INFINITY, 0.0);
+                    eqs.push(column(&c)?.try_sub(&lp)?.try_add(&ln)?);
+                    let a = entries(&al)?;
+                    let base = primal.len();
+                    // Channels (α ⊥ λn) then (1 − α ⊥ λp).
+                    primal.extend(a.iter().cloned());
+                    dual.extend(entries(&ln)?);
+                    primal.extend(a.iter().map(|aj| 1.0 - aj));
+                    dual.extend(entries(&lp)?);
+                    dual_at_state.extend(c.iter().map(|cj| (-cj).fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
+                    dual_at_state.extend(c.iter().map(|cj| cj.fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
+                    groups.push(EquilibrationGroup {
+                        dual_parts: vec![(base..base + n_c).collect(), (base + n_c..base + 2 * n_c).collect()],
+                        primal_parts: vec![],
+                    });
+                    match &sub.regions {
+                        Regions::Sets(sets) => sets.iter().map(|r| r.theta(&a)).collect(),
+                        Regions::SignMatrix(s) => {
+                            let mut out = Vec::with_capacity(n_f);
+                            for (i, row) in s.iter().enumerate() {
+                                let factors: Vec<SX> = row
+                                    .iter()
+                                    .zip(&a)
+                                    .filter_map(|(&sij, aj)| match sij {
+                                        1 => Some(aj.clone()),
+                                        -1 => Some(1.0 - aj),
+                                        _ => None,
+                                    })
+                                    .collect();
+                                if opts.lift_products && factors.len() > 2 {
+                                    let beta = SX::sym(&format!("beta{k}_{i}"), factors.len() - 1);
+                                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &beta, 0.0, 1.0, 0.5f64.powi(2));
+                                    let b = entries(&beta)?;
+                                    let mut prev = factors[0].clone();
+                                    for (m, f) in factors[1..].iter().enumerate() {
+                                        eqs.push(&b[m] - &prev * f);
+                                        prev = b[m].clone();
+                                    }
+                                    out.push(prev);
+                                } else {
+                                    out.push(factors.iter().fold(SX::scalar(1.0), |acc, f| acc * f));
+                                }
+                            }
+                            out
+                        }
+                    }
+                }
+            };
+            for (fi, th) in sub.f.iter().zip(&theta) {
+                xdot = xdot + fi * th;
+            }
+            theta_all.extend(theta);
+        }
+        Ok(StageAlgebra {
+            z: column(&z)?,
+            z_lb,
+            z_ub,
+            z_guess,
+            equations: column(&eqs)?,
+            xdot,
+            theta: column(&theta_all)?,
+            primal: column(&primal)?,
+            dual: column(&dual)?,
+            dual_at_state: column(&dual_at_state)?,
+            groups,
+            n_regions,
+        })
+    }
+
+    /// Number of algebraic variables.
+    pub fn n_z(&self) -> usize {
+        self.z.nrow()
+    }
+
+    /// Number of complementarity pairs at one point.
+    pub fn n_comp(&self) -> usize {
+        self.primal.nrow()
+    }
+
+    /// `stage(x, u, p, z) -> (xdot, eqs, theta, primal, dual)` for evaluation at any point.
+    pub fn function(&self, model: &PssModel, name: &str) -> Result<Function, ModelError> {
+        Ok(Function::new(
+            name,
+            &[("x", &model.x), ("u", &model.u), ("p", &model.p), ("z", &self.z)],
+            &[
+                ("xdot", &self.xdot),
+                ("eqs", &self.equations),
+                ("theta", &self.theta),
+                ("primal", &self.primal),
+                ("dual", &self.dual),
+            ],
+        )?)
+    }
+
+    /// `boundary_dual(x, u, p) -> dual`: the duals determined by the state alone.
+    pub fn dual_at_state_function(&self, model: &PssModel, name: &str) -> Result<Function, ModelError> {
+        Ok(Function::new(
+            name,
+            &[("x", &model.x), ("u", &model.u), ("p", &model.p)],
+            &[("dual", &self.dual_at_state)],
+        )?)
+    }
+}
