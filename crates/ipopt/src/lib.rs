@@ -395,10 +395,25 @@ impl Solution {
 }
 
 /// An Ipopt solver for one NLP structure, with its options.
-#[derive(Clone, Debug)]
+///
+/// The underlying Ipopt problem (and its `IpoptApplication`, whose creation costs
+/// about half a millisecond) is created on the first solve and reused by later ones.
 pub struct IpoptSolver {
     structure: NlpStructure,
     options: Vec<(String, OptionValue)>,
+    problem: std::cell::RefCell<Option<Problem>>,
+}
+
+impl Clone for IpoptSolver {
+    fn clone(&self) -> Self {
+        IpoptSolver { structure: self.structure.clone(), options: self.options.clone(), problem: Default::default() }
+    }
+}
+
+impl std::fmt::Debug for IpoptSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IpoptSolver").field("structure", &self.structure).field("options", &self.options).finish()
+    }
 }
 
 struct Context<'a, 's> {
@@ -591,7 +606,7 @@ impl IpoptSolver {
     /// A solver for `structure` (validated here).
     pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
         structure.validate()?;
-        Ok(IpoptSolver { structure, options: Vec::new() })
+        Ok(IpoptSolver { structure, options: Vec::new(), problem: Default::default() })
     }
 
     /// The problem structure.
@@ -602,6 +617,11 @@ impl IpoptSolver {
     /// Sets an Ipopt option (string, integer or number); checked by Ipopt at solve time.
     pub fn set_option(&mut self, name: &str, value: impl Into<OptionValue>) -> &mut Self {
         let value = value.into();
+        if self.options.iter().any(|(n, _)| n == name) {
+            // A changed option list: start the next solve from a fresh Ipopt problem so
+            // that options removed or replaced do not linger.
+            *self.problem.get_mut() = None;
+        }
         self.options.retain(|(n, _)| n != name);
         self.options.push((name.to_string(), value));
         self
@@ -670,12 +690,21 @@ impl IpoptSolver {
                 }
             }
         }
-        let prob = self.create_problem()?;
-        let mut options = self.options.clone();
-        if start.has_duals() && !options.iter().any(|(k, _)| k == "warm_start_init_point") {
-            options.push(("warm_start_init_point".into(), "yes".into()));
+        let mut cached = self.problem.borrow_mut();
+        if cached.is_none() {
+            *cached = Some(self.create_problem()?);
         }
-        apply_options(&prob, &options)?;
+        let prob = cached.as_ref().ok_or(IpoptError::CreateFailed)?;
+        let mut options = self.options.clone();
+        if !options.iter().any(|(k, _)| k == "warm_start_init_point") {
+            let warm = if start.has_duals() { "yes" } else { "no" };
+            options.push(("warm_start_init_point".into(), warm.into()));
+        }
+        if let Err(e) = apply_options(prob, &options) {
+            // Drop the problem: it may hold a partly applied option set.
+            *cached = None;
+            return Err(e);
+        }
         // SAFETY: `intermediate` has the declared signature.
         unsafe { sys::SetIntermediateCallback(prob.0, intermediate_trampoline()) };
         let mut x = start.x.clone();

@@ -94,8 +94,10 @@ impl std::str::FromStr for Steering {
 /// How `G ≥ 0` and `H ≥ 0` enter the NLP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum LowerBounds {
-    /// As variable bounds where `G_i` (or `H_i`) is exactly one variable `w_j`, as
-    /// constraints elsewhere (default).
+    /// As variable bounds where `G_i` (or `H_i`) is exactly one variable `w_j`; not at
+    /// all where the bounds already imply it (an affine entry with nonnegative
+    /// interval lower bound, e.g. `1 − α` with `α ≤ 1`, or a sum of such variables);
+    /// as constraints elsewhere (default).
     #[default]
     Bounds,
     /// Always as constraints `G ≥ 0`, `H ≥ 0`.
@@ -127,7 +129,8 @@ pub struct HomotopyOptions {
     /// How many recoveries the homotopy may use before giving up (default 3). An NLP
     /// that ran out of iterations or time is resumed from its last iterate; any other
     /// failure (infeasible, restoration failed, …) steps back to the last good
-    /// iterate and reduces σ more gently (κ ← √κ).
+    /// iterate and reduces σ more gently (κ ← √κ), or, before any NLP succeeded,
+    /// retries with σ ← 10 σ.
     pub max_recoveries: usize,
     /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
     pub verbosity: u8,

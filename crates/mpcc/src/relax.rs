@@ -18,53 +18,68 @@ pub(crate) struct RelaxedNlp<K: Kind> {
     pub g_u: Vec<f64>,
     /// Number of slack variables appended to w.
     pub n_slack: usize,
-    /// How many of G, H lower bounds became variable bounds.
+    /// How many of the G, H ≥ 0 conditions became variable bounds.
     pub bounds_as_variable_bounds: usize,
+    /// How many of them the variable bounds already imply (no constraint added).
+    pub implied_by_bounds: usize,
 }
 
-/// Indices i where `e_i` is exactly the variable `w_j` (affine with unit Jacobian row,
-/// no parameter dependence, zero at the origin): `Some(j)`.
-fn plain_variables<K: Kind>(e: &Matrix<K>, w: &Matrix<K>, p: &Matrix<K>) -> Result<Vec<Option<usize>>> {
+/// An entry of G or H as an affine function of w, if it is one (and free of p).
+#[derive(Clone, Debug, PartialEq)]
+enum Entry {
+    Affine { constant: f64, terms: Vec<(usize, f64)> },
+    Other,
+}
+
+impl Entry {
+    /// `Some(j)` if the entry is exactly `w_j`.
+    fn variable(&self) -> Option<usize> {
+        match self {
+            Entry::Affine { constant, terms } if *constant == 0.0 && terms.len() == 1 && terms[0].1 == 1.0 => Some(terms[0].0),
+            _ => None,
+        }
+    }
+
+    /// True if the bounds of w alone imply that the entry is ≥ 0 (interval arithmetic).
+    fn implied_nonnegative(&self, lb: &[f64], ub: &[f64]) -> bool {
+        match self {
+            Entry::Affine { constant, terms } => {
+                let low = terms.iter().fold(*constant, |acc, &(j, a)| acc + if a > 0.0 { a * lb[j] } else { a * ub[j] });
+                low >= 0.0
+            }
+            Entry::Other => false,
+        }
+    }
+}
+
+/// Classifies every entry of `e`: affine in w with constant coefficients and no p
+/// dependence (read off the Jacobian's sparsity and values), or anything else.
+fn classify<K: Kind>(e: &Matrix<K>, w: &Matrix<K>, p: &Matrix<K>) -> Result<Vec<Entry>> {
     let n = e.nrow();
     if n == 0 {
         return Ok(vec![]);
     }
     let jw = Matrix::jacobian(e, w)?;
     let jp = Matrix::jacobian(e, p)?;
-    let jw_nz = jw.nonzeros_at(..)?;
     let wp = Matrix::vertcat(&[w, p])?;
-    // Which Jacobian entries still depend on w or p (non-affine rows).
-    let dep = Matrix::jacobian(&jw_nz, &wp)?.sparsity();
-    let dep_rows = dep.triplets().0;
-    let f = Function::new("plain_probe", &[("w", w), ("p", p)], &[("jw", &jw), ("e", &e.densify())])?;
-    let zeros_w = vec![0.0; w.nrow()];
-    let zeros_p = vec![0.0; p.nrow()];
-    let vals = f.eval_nonzeros(&[&zeros_w, &zeros_p])?;
+    // Which Jacobian entries still depend on w or p (the entry is not affine).
+    let dep_rows = Matrix::jacobian(&jw.nonzeros_at(..)?, &wp)?.sparsity().triplets().0;
+    let f = Function::new("affine_probe", &[("w", w), ("p", p)], &[("jw", &jw), ("e", &e.densify())])?;
+    let vals = f.eval_nonzeros(&[&vec![0.0; w.nrow()], &vec![0.0; p.nrow()]])?;
     let (rows, cols) = jw.sparsity().triplets();
-    let mut count = vec![0usize; n];
-    let mut candidate: Vec<Option<usize>> = vec![None; n];
-    for (k, (&r, &c)) in rows.iter().zip(&cols).enumerate() {
-        count[r] += 1;
-        if vals[0][k] == 1.0 {
-            candidate[r] = Some(c);
-        }
-    }
-    let mut nonaffine = vec![false; n];
+    let mut affine = vec![true; n];
     for k in dep_rows {
-        nonaffine[rows[k]] = true;
+        affine[rows[k]] = false;
     }
-    let mut has_p = vec![false; n];
     for r in jp.sparsity().triplets().0 {
-        has_p[r] = true;
+        affine[r] = false;
+    }
+    let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    for (k, (&r, &c)) in rows.iter().zip(&cols).enumerate() {
+        terms[r].push((c, vals[0][k]));
     }
     Ok((0..n)
-        .map(|i| {
-            if count[i] == 1 && !nonaffine[i] && !has_p[i] && vals[1][i] == 0.0 {
-                candidate[i]
-            } else {
-                None
-            }
-        })
+        .map(|i| if affine[i] { Entry::Affine { constant: vals[1][i], terms: std::mem::take(&mut terms[i]) } } else { Entry::Other })
         .collect())
 }
 
@@ -110,20 +125,30 @@ impl<K: Kind> RelaxedNlp<K> {
         let r_lower = if opts.relaxation.is_equality() { 0.0 } else { f64::NEG_INFINITY };
         g_l.extend(std::iter::repeat_n(r_lower, nc));
         g_u.extend(std::iter::repeat_n(0.0, nc));
+        // G, H ≥ 0: as bounds where an entry is a variable, dropped where the bounds
+        // already imply it, as constraints elsewhere.
         let mut bounds_as_variable_bounds = 0;
-        for e in [gg, hh] {
-            let plain = match opts.lower_bounds {
-                LowerBounds::Bounds => plain_variables(e, w, p)?,
-                LowerBounds::Constraints => vec![None; nc],
-            };
+        let classes = match opts.lower_bounds {
+            LowerBounds::Bounds => [classify(gg, w, p)?, classify(hh, w, p)?],
+            LowerBounds::Constraints => [vec![Entry::Other; nc], vec![Entry::Other; nc]],
+        };
+        for c in classes.iter().flatten() {
+            if let Some(j) = c.variable() {
+                x_l[j] = x_l[j].max(0.0);
+                bounds_as_variable_bounds += 1;
+            }
+        }
+        let mut implied = 0;
+        for (e, class) in [gg, hh].into_iter().zip(&classes) {
             let mut rest = Vec::new();
-            for (i, j) in plain.iter().enumerate() {
-                match j {
-                    Some(j) => {
-                        x_l[*j] = x_l[*j].max(0.0);
-                        bounds_as_variable_bounds += 1;
-                    }
-                    None => rest.push(i),
+            for (i, c) in class.iter().enumerate() {
+                if c.variable().is_some() {
+                    continue;
+                }
+                if c.implied_nonnegative(&x_l, &x_u) {
+                    implied += 1;
+                } else {
+                    rest.push(i);
                 }
             }
             if !rest.is_empty() {
@@ -141,6 +166,6 @@ impl<K: Kind> RelaxedNlp<K> {
             &[("f", &mpcc.f), ("gh", &gh_out)],
         )?;
         let nlp = SymbolicNlp { x, p: params, f, g };
-        Ok(RelaxedNlp { nlp, report, x_l, x_u, g_l, g_u, n_slack, bounds_as_variable_bounds })
+        Ok(RelaxedNlp { nlp, report, x_l, x_u, g_l, g_u, n_slack, bounds_as_variable_bounds, implied_by_bounds: implied })
     }
 }

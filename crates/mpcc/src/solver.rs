@@ -28,6 +28,7 @@ pub struct MpccSolver {
     p0: Vec<f64>,
     build_time: Duration,
     bounds_as_variable_bounds: usize,
+    implied_by_bounds: usize,
 }
 
 struct Evaluated {
@@ -50,18 +51,7 @@ impl MpccSolver {
         let relaxed = RelaxedNlp::build(mpcc, &opts, MODULE)?;
         let compiled = CompiledNlp::build_with_extras(&relaxed.nlp, MODULE, &[relaxed.report.clone()], compile)?;
         let structure = compiled.structure(relaxed.x_l, relaxed.x_u, relaxed.g_l, relaxed.g_u)?;
-        let mut ipopt = IpoptSolver::new(structure)?;
-        let print_level = if opts.verbosity >= 2 { 5 } else { 0 };
-        // bound_relax_factor = 0: Ipopt would otherwise let G, H dip 1e-8 below their
-        // bounds, and the products G_i H_i could not reach comp_tol.
-        ipopt.set_option("print_level", print_level).set_option("sb", "yes").set_option("bound_relax_factor", 0.0);
-        if opts.warm_start_duals {
-            ipopt.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
-        }
-        for (k, v) in &opts.ipopt {
-            ipopt.set_option(k, v.clone());
-        }
-        ipopt.validate_options()?;
+        let ipopt = configured_ipopt(structure, &opts)?;
         Ok(MpccSolver {
             compiled,
             ipopt,
@@ -73,6 +63,7 @@ impl MpccSolver {
             p0: mpcc.p0.clone(),
             build_time: t.elapsed(),
             bounds_as_variable_bounds: relaxed.bounds_as_variable_bounds,
+            implied_by_bounds: relaxed.implied_by_bounds,
             opts,
         })
     }
@@ -80,6 +71,28 @@ impl MpccSolver {
     /// The homotopy options.
     pub fn options(&self) -> &HomotopyOptions {
         &self.opts
+    }
+
+    /// Replaces the homotopy options for the following solves. σ_0, κ, comp_tol, σ_N,
+    /// the number of steps, warm starts, recovery, verbosity and Ipopt options may
+    /// change freely; the relaxation, steering and lower-bound handling are compiled
+    /// into the kernels, so changing them is an error (build a new solver).
+    pub fn set_options(&mut self, opts: HomotopyOptions) -> Result<()> {
+        opts.validate()?;
+        for (name, same) in [
+            ("relaxation", opts.relaxation == self.opts.relaxation),
+            ("steering", opts.steering == self.opts.steering),
+            ("lower_bounds", opts.lower_bounds == self.opts.lower_bounds),
+        ] {
+            if !same {
+                return Err(MpccError::InvalidOption { name, reason: "is compiled into the kernels; build a new MpccSolver".into() });
+            }
+        }
+        if opts.ipopt != self.opts.ipopt || opts.verbosity != self.opts.verbosity || opts.warm_start_duals != self.opts.warm_start_duals {
+            self.ipopt = configured_ipopt(self.ipopt.structure().clone(), &opts)?;
+        }
+        self.opts = opts;
+        Ok(())
     }
 
     /// Time spent building and compiling (or loading) the kernels.
@@ -95,6 +108,12 @@ impl MpccSolver {
     /// How many of the `G ≥ 0`, `H ≥ 0` conditions became variable bounds.
     pub fn lower_bounds_as_variable_bounds(&self) -> usize {
         self.bounds_as_variable_bounds
+    }
+
+    /// How many of the `G ≥ 0`, `H ≥ 0` conditions the variable bounds already imply
+    /// (affine entries whose interval lower bound is ≥ 0), so no constraint is added.
+    pub fn lower_bounds_implied(&self) -> usize {
+        self.implied_by_bounds
     }
 
     /// New parameter values for the following solves (no recompilation).
@@ -268,6 +287,18 @@ impl MpccSolver {
                         recovery = true;
                         continue;
                     }
+                    None if recoveries < self.opts.max_recoveries => {
+                        // No good iterate yet: relax more (σ ← 10 σ) from the initial guess.
+                        recoveries += 1;
+                        let next = 10.0 * sigma;
+                        messages.push(format!(
+                            "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: no good iterate yet, retrying from the initial guess with sigma = {next:e}",
+                            sol.status
+                        ));
+                        sigma = next;
+                        recovery = true;
+                        continue;
+                    }
                     _ => {
                         messages.push(format!("step {k}: NLP ended with {:?} at sigma = {sigma:e}; no recovery left", sol.status));
                         status = MpccStatus::NlpFailed { step: k, ipopt_status: sol.status };
@@ -319,6 +350,23 @@ impl MpccSolver {
             lambda_w: (0..self.n_w).map(|i| s.mult_x_u[i] - s.mult_x_l[i]).collect(),
         }
     }
+}
+
+/// An Ipopt solver with fesd's defaults and the user's options, checked by Ipopt.
+fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> Result<IpoptSolver> {
+    let mut ipopt = IpoptSolver::new(structure)?;
+    let print_level = if opts.verbosity >= 2 { 5 } else { 0 };
+    // bound_relax_factor = 0: Ipopt would otherwise let G, H dip 1e-8 below their
+    // bounds, and the products G_i H_i could not reach comp_tol.
+    ipopt.set_option("print_level", print_level).set_option("sb", "yes").set_option("bound_relax_factor", 0.0);
+    if opts.warm_start_duals {
+        ipopt.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
+    }
+    for (k, v) in &opts.ipopt {
+        ipopt.set_option(k, v.clone());
+    }
+    ipopt.validate_options()?;
+    Ok(ipopt)
 }
 
 /// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.

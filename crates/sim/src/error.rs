@@ -1,0 +1,46 @@
+//! Errors of the discretization and simulation layer (a step whose MPCC fails is
+//! reported in the result, not as an error).
+
+/// Why a discretization or simulation could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The model is invalid.
+    #[error(transparent)]
+    Model(#[from] fesd_model::ModelError),
+    /// A symbolic operation failed (CasADi's message).
+    #[error(transparent)]
+    Casadi(#[from] casadi::Error),
+    /// Building the MPCC solver failed.
+    #[error(transparent)]
+    Mpcc(#[from] fesd_mpcc::MpccError),
+    /// Invalid number of RK stages.
+    #[error(transparent)]
+    Stages(fesd_rk::StageCountError),
+    /// An option out of range.
+    #[error("invalid option {name}: {reason}")]
+    InvalidOption {
+        /// Option name.
+        name: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// A numeric input has the wrong size or is not finite.
+    #[error("{what}: {reason}")]
+    BadInput {
+        /// `x0`, `u`, `p`, …
+        what: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// Writing an output file failed.
+    #[error("writing {path}: {reason}")]
+    Output {
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, SimError>;

@@ -1,0 +1,21 @@
+//! FESD for switched systems: the discretization of one interval and a simulator.
+//!
+//! [`FesdInterval`] discretizes a [`fesd_model::PssModel`] on `[0, T]` with
+//! Runge–Kutta finite elements whose step sizes are unknowns (FESD), cross
+//! complementarity and step equilibration ([`FesdOptions`]), yielding an MPCC in the
+//! parameters `(x0, u, p)`. [`Simulator`] solves it step after step with the
+//! homotopy of `fesd-mpcc`, warm-started, with one compiled kernel set, and returns a
+//! [`SimulationResult`]: element boundaries, states, stage values, step sizes,
+//! detected switch times, per-step reports; CSV/JSON output and a plot.
+
+mod discretization;
+mod error;
+pub mod models;
+mod options;
+mod output;
+mod simulator;
+
+pub use discretization::{FesdInterval, Layout};
+pub use error::{Result, SimError};
+pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
+pub use simulator::{OnStepFailure, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};

@@ -1,0 +1,122 @@
+//! Options of the FESD discretization, validated once.
+
+use crate::error::{Result, SimError};
+use fesd_model::Representation;
+use fesd_rk::{ButcherTableau, RkFamily};
+use serde::{Deserialize, Serialize};
+
+/// How the Runge–Kutta equations are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum IrkRepresentation {
+    /// Stage states `X_{n,m}` are unknowns: `X_m = x_n + h Σ_k a_mk f(X_k)` (default).
+    #[default]
+    Integral,
+    /// Stage derivatives `v_{n,m}` are unknowns: `v_m = f(x_n + h Σ_k a_mk v_k)`.
+    Differential,
+}
+
+/// Which products enforce cross complementarity within a finite element (all
+/// equivalent by non-negativity; they differ in the number and shape of the pairs).
+/// `0` below is the element's left boundary point (the previous element's last point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum CrossComplementarity {
+    /// `P_{n,m} ∘ D_{n,m'}` for every stage m and every point m' (including 0).
+    StagePairs,
+    /// `P_{n,m} ∘ Σ_{m'} D_{n,m'}` for every stage m (default).
+    #[default]
+    StageVsElementSum,
+    /// `Σ_m P_{n,m} ∘ D_{n,m'}` for every point m'.
+    ElementSumVsStage,
+    /// `Σ_m P_{n,m} ∘ Σ_{m'} D_{n,m'}`: one pair per component and element.
+    ElementSums,
+}
+
+impl CrossComplementarity {
+    /// Every mode.
+    pub const ALL: [CrossComplementarity; 4] = [
+        CrossComplementarity::StagePairs,
+        CrossComplementarity::StageVsElementSum,
+        CrossComplementarity::ElementSumVsStage,
+        CrossComplementarity::ElementSums,
+    ];
+}
+
+/// How the spurious freedom of the step sizes is removed where no switch happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum StepEquilibration {
+    /// Cost `ρ_h Σ_n (h_n − T/N_FE)²` (default, as nosnoc).
+    #[default]
+    HeuristicMean,
+    /// Cost `ρ_h Σ_n (h_n − h_{n−1})²`.
+    HeuristicDiff,
+    /// Cost `ρ_h Σ_n (η_n (h_n − h_{n−1}))²`, η_n the switch indicator.
+    L2Relaxed,
+    /// Cost `ρ_h Σ_n (tanh(η_n) (h_n − h_{n−1}))²`.
+    L2RelaxedScaled,
+    /// Constraint `η_n (h_n − h_{n−1}) = 0`.
+    Direct,
+}
+
+/// Options of the FESD discretization of one interval `[0, T]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FesdOptions {
+    /// Runge–Kutta family (default Radau IIA).
+    pub rk_family: RkFamily,
+    /// Stages per finite element, 1–9 (default 2).
+    pub n_s: usize,
+    /// Integral (default) or differential form of the RK equations.
+    pub irk_representation: IrkRepresentation,
+    /// Stewart (default) or Step representation of the Filippov system.
+    pub representation: Representation,
+    /// Lift products of more than two α factors (Step only; default false).
+    pub lift_products: bool,
+    /// Finite elements per interval (default 2).
+    pub n_fe: usize,
+    /// FESD (step sizes as unknowns, cross complementarity, step equilibration);
+    /// `false` gives the standard fixed-step discretization (default true).
+    pub use_fesd: bool,
+    /// Step sizes lie in `[(1 − γ_h), (1 + γ_h)] · T/N_FE` (default 0.9; nosnoc uses 1,
+    /// which admits zero-length elements that make the next step degenerate).
+    pub gamma_h: f64,
+    /// Cross complementarity mode.
+    pub cross_complementarity: CrossComplementarity,
+    /// Step equilibration mode.
+    pub step_equilibration: StepEquilibration,
+    /// Weight ρ_h of the step-equilibration cost (default 1).
+    pub rho_h: f64,
+}
+
+impl Default for FesdOptions {
+    fn default() -> Self {
+        FesdOptions {
+            rk_family: RkFamily::RadauIIA,
+            n_s: 2,
+            irk_representation: IrkRepresentation::default(),
+            representation: Representation::default(),
+            lift_products: false,
+            n_fe: 2,
+            use_fesd: true,
+            gamma_h: 0.9,
+            cross_complementarity: CrossComplementarity::default(),
+            step_equilibration: StepEquilibration::default(),
+            rho_h: 1.0,
+        }
+    }
+}
+
+impl FesdOptions {
+    /// Checks ranges and returns the Butcher tableau.
+    pub fn validate(&self) -> Result<ButcherTableau> {
+        let tableau = ButcherTableau::new(self.rk_family, self.n_s).map_err(SimError::Stages)?;
+        if self.n_fe == 0 {
+            return Err(SimError::InvalidOption { name: "n_fe", reason: "needs at least one finite element".into() });
+        }
+        if !(self.gamma_h.is_finite() && (0.0..=1.0).contains(&self.gamma_h)) {
+            return Err(SimError::InvalidOption { name: "gamma_h", reason: format!("{} must lie in [0, 1]", self.gamma_h) });
+        }
+        if !(self.rho_h.is_finite() && self.rho_h >= 0.0) {
+            return Err(SimError::InvalidOption { name: "rho_h", reason: format!("{} must be finite and ≥ 0", self.rho_h) });
+        }
+        Ok(tableau)
+    }
+}

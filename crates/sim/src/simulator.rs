@@ -1,0 +1,391 @@
+//! Simulation: one FESD interval per step, each an MPCC solved by the homotopy,
+//! warm-started from the previous step, all steps sharing one compiled kernel set.
+
+use crate::discretization::FesdInterval;
+use crate::error::{Result, SimError};
+use crate::options::FesdOptions;
+use fesd_model::PssModel;
+use fesd_mpcc::{HomotopyOptions, MpccSolver, MpccStatus};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// What to do when a step's MPCC fails or misses comp_tol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum OnStepFailure {
+    /// Stop the simulation after the failed step (default); the result says why.
+    #[default]
+    Stop,
+    /// Record the failure and go on from the step's last iterate.
+    Continue,
+}
+
+/// Options of a simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimulatorOptions {
+    /// The discretization of each step.
+    pub fesd: FesdOptions,
+    /// Length of one simulation step (T of each FESD interval).
+    pub step: f64,
+    /// Number of steps.
+    pub n_steps: usize,
+    /// The MPCC homotopies tried on each step, in order, until one converges.
+    pub homotopies: Vec<HomotopyOptions>,
+    /// The homotopy tried when the first one fails on a step that may not be halved
+    /// any more (None: accept the failure).
+    pub fallback_homotopy: Option<HomotopyOptions>,
+    /// Failure policy.
+    pub on_failure: OnStepFailure,
+    /// A complementarity primal (θ_i, α_j or 1 − α_j) above this marks its region or
+    /// sign as active in an element; changes of the active set are reported as switches
+    /// (default 1e-5).
+    pub active_tol: f64,
+    /// A step on which every one of [`SimulatorOptions::homotopies`] fails is retried as two
+    /// steps of half the length, up to this many times in a row (default 3; 0
+    /// disables); after the last halving the fallback homotopy gets its turn. More active-set changes than
+    /// finite elements in one step (e.g. reaching and leaving a sliding mode) make the
+    /// step's MPCC infeasible; halving the step gives each change its own element.
+    pub max_step_halvings: usize,
+}
+
+impl Default for SimulatorOptions {
+    fn default() -> Self {
+        SimulatorOptions {
+            fesd: FesdOptions::default(),
+            step: 0.1,
+            n_steps: 10,
+            homotopies: vec![Self::single_nlp_homotopy(), Self::short_homotopy()],
+            fallback_homotopy: Some(Self::robust_homotopy()),
+            on_failure: OnStepFailure::default(),
+            active_tol: 1e-5,
+            max_step_halvings: 3,
+        }
+    }
+}
+
+impl SimulatorOptions {
+    /// Tried first on each step by default: one NLP at σ = 1e-9 (a second at
+    /// σ_N = 1e-10 if needed) from the previous step's solution, at most 30 Ipopt
+    /// iterations, no recovery. Steps without a switch, the large majority, need
+    /// nothing more.
+    pub fn single_nlp_homotopy() -> HomotopyOptions {
+        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, ..HomotopyOptions::default() }
+            .with_ipopt("mu_strategy", "adaptive")
+            .with_ipopt("max_iter", 30)
+    }
+
+    /// Tried second by default: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
+    /// iterations per NLP, no recovery: steps with a switch.
+    pub fn short_homotopy() -> HomotopyOptions {
+        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, ..HomotopyOptions::default() }
+            .with_ipopt("mu_strategy", "adaptive")
+            .with_ipopt("max_iter", 30)
+    }
+
+    /// The fallback homotopy by default, for steps that cannot be halved any more:
+    /// nosnoc's σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier
+    /// update and the usual recovery.
+    pub fn robust_homotopy() -> HomotopyOptions {
+        HomotopyOptions::default().with_ipopt("mu_strategy", "adaptive")
+    }
+}
+
+/// How one simulation step (or a halved part of one) went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    /// Index of the planned step.
+    pub step: usize,
+    /// Start time.
+    pub t_start: f64,
+    /// Length (the planned step length over 2^halvings).
+    pub length: f64,
+    /// How many times the planned step was halved to get here.
+    pub halvings: usize,
+    /// The MPCC status.
+    pub status: MpccStatus,
+    /// Homotopy NLPs solved.
+    pub homotopy_steps: usize,
+    /// Ipopt iterations.
+    pub iterations: usize,
+    /// Complementarity residual reached.
+    pub comp_residual: f64,
+    /// Wall time (s).
+    pub wall_time: f64,
+    /// The homotopy's messages.
+    pub messages: Vec<String>,
+}
+
+/// Wall-time split of a simulation in seconds (excluding the one-time compilation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimulationTiming {
+    /// All steps.
+    pub total: f64,
+    /// Inside Ipopt (excluding kernels).
+    pub ipopt: f64,
+    /// Compiled kernel evaluations.
+    pub kernels: f64,
+    /// Our own code.
+    pub own: f64,
+    /// Building and compiling (or loading) the step problem, once.
+    pub build: f64,
+}
+
+/// A simulated trajectory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimulationResult {
+    /// Times of every finite-element boundary (length = elements + 1).
+    pub t: Vec<f64>,
+    /// States at those times.
+    pub x: Vec<Vec<f64>>,
+    /// Step size of every finite element.
+    pub h: Vec<f64>,
+    /// Times of every stage point.
+    pub t_stage: Vec<f64>,
+    /// States at the stage points.
+    pub x_stage: Vec<Vec<f64>>,
+    /// θ (every subsystem's, stacked) at the stage points.
+    pub theta_stage: Vec<Vec<f64>>,
+    /// Active complementarity components of every element.
+    pub active_sets: Vec<Vec<usize>>,
+    /// Element boundaries where the active set changed.
+    pub switch_times: Vec<f64>,
+    /// One report per step that ran.
+    pub steps: Vec<StepReport>,
+    /// True if every planned step ran and converged.
+    pub completed: bool,
+    /// Time split.
+    pub timing: SimulationTiming,
+}
+
+impl SimulationResult {
+    /// Steps whose MPCC did not converge.
+    pub fn failed_steps(&self) -> Vec<&StepReport> {
+        self.steps.iter().filter(|s| !s.status.is_converged()).collect()
+    }
+
+    /// Total Ipopt iterations.
+    pub fn total_iterations(&self) -> usize {
+        self.steps.iter().map(|s| s.iterations).sum()
+    }
+
+    /// The final state.
+    pub fn x_final(&self) -> &[f64] {
+        self.x.last().map(|v| v.as_slice()).unwrap_or(&[])
+    }
+}
+
+impl Simulator {
+    /// Appends one solved interval (its elements, stages, active sets) to `res`;
+    /// returns the duals at its last point.
+    fn record(
+        &self,
+        res: &mut SimulationResult,
+        w: &[f64],
+        params: &[f64],
+        t0: &mut f64,
+        c: &[f64],
+        l: &crate::discretization::Layout,
+    ) -> Result<Vec<f64>> {
+        let mut out = self.interval.outputs.eval_dense(&[w, params])?;
+        let dual_end = out.pop().unwrap_or_default();
+        let (h, xb, xs, th, pr) = (&out[0], &out[1], &out[2], &out[3], &out[4]);
+        let n_pts = l.n_points();
+        for n in 0..l.n_fe {
+            let hn = h[n];
+            for m in 0..l.n_s {
+                let col = n * l.n_s + m;
+                res.t_stage.push(*t0 + c[m] * hn);
+                res.x_stage.push(xs[col * l.n_x..(col + 1) * l.n_x].to_vec());
+                res.theta_stage.push(th[col * l.n_theta..(col + 1) * l.n_theta].to_vec());
+            }
+            let active: Vec<usize> = (0..l.n_comp)
+                .filter(|&i| (0..l.n_s).any(|m| pr[(n * n_pts + m) * l.n_comp + i] > self.opts.active_tol))
+                .collect();
+            if let Some(prev) = res.active_sets.last() {
+                if *prev != active {
+                    res.switch_times.push(*t0);
+                }
+            }
+            res.active_sets.push(active);
+            *t0 += hn;
+            res.h.push(hn);
+            res.t.push(*t0);
+            res.x.push(xb[(n + 1) * l.n_x..(n + 2) * l.n_x].to_vec());
+        }
+        Ok(dual_end)
+    }
+}
+
+/// A simulator for one model and scheme; the step problem is compiled once.
+pub struct Simulator {
+    interval: FesdInterval,
+    solver: MpccSolver,
+    opts: SimulatorOptions,
+    n_x: usize,
+    n_u: usize,
+    n_p: usize,
+    build_time: f64,
+}
+
+fn check(what: &'static str, v: &[f64], len: usize) -> Result<()> {
+    if v.len() != len {
+        return Err(SimError::BadInput { what, reason: format!("{} values given, {len} expected", v.len()) });
+    }
+    if let Some((i, x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(SimError::BadInput { what, reason: format!("entry {i} is {x}, must be finite") });
+    }
+    Ok(())
+}
+
+impl Simulator {
+    /// Discretizes one step of `model` and compiles its MPCC.
+    pub fn new(model: &PssModel, opts: SimulatorOptions) -> Result<Simulator> {
+        let t = Instant::now();
+        if opts.n_steps == 0 {
+            return Err(SimError::InvalidOption { name: "n_steps", reason: "needs at least one step".into() });
+        }
+        if !(opts.step.is_finite() && opts.step > 0.0) {
+            return Err(SimError::InvalidOption { name: "step", reason: format!("{} must be positive and finite", opts.step) });
+        }
+        if !(opts.active_tol > 0.0 && opts.active_tol.is_finite()) {
+            return Err(SimError::InvalidOption { name: "active_tol", reason: format!("{} must be positive", opts.active_tol) });
+        }
+        let interval = FesdInterval::new(model, &opts.fesd)?;
+        let first = opts.homotopies.first().cloned().ok_or(SimError::InvalidOption {
+            name: "homotopies",
+            reason: "needs at least one homotopy".into(),
+        })?;
+        let mut solver = MpccSolver::new(&interval.mpcc, first.clone())?;
+        // Check every schedule now rather than at the first step that needs it.
+        for h in opts.homotopies.iter().skip(1).chain(&opts.fallback_homotopy) {
+            solver.set_options(h.clone())?;
+        }
+        solver.set_options(first)?;
+        Ok(Simulator {
+            n_x: model.n_x(),
+            n_u: model.u.nrow(),
+            n_p: model.p.nrow(),
+            interval,
+            solver,
+            opts,
+            build_time: t.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The discretized interval.
+    pub fn interval(&self) -> &FesdInterval {
+        &self.interval
+    }
+
+    /// The options.
+    pub fn options(&self) -> &SimulatorOptions {
+        &self.opts
+    }
+
+    /// Simulates `options().n_steps` steps of length `options().step` from `x0` with
+    /// constant controls `u` and parameters `p`.
+    pub fn simulate(&mut self, x0: &[f64], u: &[f64], p: &[f64]) -> Result<SimulationResult> {
+        self.simulate_steps(x0, u, p, self.opts.step, self.opts.n_steps)
+    }
+
+    /// Simulates `n_steps` steps of length `step` (the compiled problem serves any step
+    /// length; nothing is recompiled).
+    pub fn simulate_steps(&mut self, x0: &[f64], u: &[f64], p: &[f64], step: f64, n_steps: usize) -> Result<SimulationResult> {
+        if !(step.is_finite() && step > 0.0) {
+            return Err(SimError::InvalidOption { name: "step", reason: format!("{step} must be positive and finite") });
+        }
+        if n_steps == 0 {
+            return Err(SimError::InvalidOption { name: "n_steps", reason: "needs at least one step".into() });
+        }
+        check("x0", x0, self.n_x)?;
+        check("u", u, self.n_u)?;
+        check("p", p, self.n_p)?;
+        let t_start = Instant::now();
+        let l = self.interval.layout.clone();
+        let c = self.interval.tableau.c.clone();
+        let mut x = x0.to_vec();
+        let mut t0 = 0.0;
+        let mut res = SimulationResult {
+            t: vec![0.0],
+            x: vec![x.clone()],
+            h: vec![],
+            t_stage: vec![],
+            x_stage: vec![],
+            theta_stage: vec![],
+            active_sets: vec![],
+            switch_times: vec![],
+            steps: vec![],
+            completed: true,
+            timing: SimulationTiming { build: self.build_time, ..Default::default() },
+        };
+        let mut guess = self.interval.initial_guess(&x);
+        // Boundary duals of the first interval follow from x0; later ones are carried over.
+        let mut lambda0 = self.interval.dual_at_state.eval_dense(&[x0, u, p])?.remove(0);
+        'steps: for k in 0..n_steps {
+            // Pieces of this step still to do: (length, halvings).
+            let mut pieces = vec![(step, 0usize)];
+            while let Some((len, depth)) = pieces.pop() {
+                let params: Vec<f64> = x.iter().chain(u).chain(p).chain([&len]).chain(&lambda0).copied().collect();
+                self.solver.set_parameters(&params)?;
+                // The fallback homotopy runs only where halving can no longer help.
+                let may_halve = depth < self.opts.max_step_halvings;
+                let fallback = if may_halve { None } else { self.opts.fallback_homotopy.clone() };
+                let schedules: Vec<HomotopyOptions> = self.opts.homotopies.iter().cloned().chain(fallback).collect();
+                let mut r = None;
+                let mut tries = Vec::new();
+                for (attempt, h) in schedules.into_iter().enumerate() {
+                    self.solver.set_options(h)?;
+                    self.solver.set_initial_guess(&guess)?;
+                    let this = self.solver.solve();
+                    res.timing.ipopt += this.timing.ipopt;
+                    res.timing.kernels += this.timing.kernels;
+                    tries.push((attempt, this.total_iterations, this.status));
+                    let done = this.status.is_converged();
+                    r = Some(this);
+                    if done {
+                        break;
+                    }
+                }
+                let r = r.expect("at least one homotopy schedule");
+                let converged = r.status.is_converged();
+                let mut messages = r.messages.clone();
+                for (attempt, iterations, status) in &tries[..tries.len() - 1] {
+                    messages.insert(0, format!("homotopy {attempt} ended {status:?} after {iterations} Ipopt iterations"));
+                }
+                res.steps.push(StepReport {
+                    step: k,
+                    t_start: t0,
+                    length: len,
+                    halvings: depth,
+                    status: r.status,
+                    homotopy_steps: r.steps.len(),
+                    iterations: tries.iter().map(|t| t.1).sum(),
+                    comp_residual: r.comp_residual,
+                    wall_time: r.timing.total,
+                    messages,
+                });
+                if !converged && depth < self.opts.max_step_halvings {
+                    // Retry as two halves (the second is pushed first: a stack).
+                    pieces.push((len / 2.0, depth + 1));
+                    pieces.push((len / 2.0, depth + 1));
+                    continue;
+                }
+                lambda0 = self.record(&mut res, &r.w, &params, &mut t0, &c, &l)?;
+                x = res.x.last().cloned().unwrap_or_default();
+                guess = r.w.clone();
+                if !converged {
+                    res.completed = false;
+                    if self.opts.on_failure == OnStepFailure::Stop {
+                        break 'steps;
+                    }
+                }
+                if x.iter().any(|v| !v.is_finite()) {
+                    res.completed = false;
+                    break 'steps;
+                }
+            }
+        }
+        res.timing.total = t_start.elapsed().as_secs_f64();
+        res.timing.own = (res.timing.total - res.timing.ipopt - res.timing.kernels).max(0.0);
+        Ok(res)
+    }
+}
