@@ -1,0 +1,125 @@
+//! Exact switch detection on systems with known solutions (FORMULATION §7).
+
+mod common;
+
+use common::{distance_to, grid, simulate, Scheme};
+use fesd_model::Representation;
+use fesd_rk::RkFamily;
+use fesd_sim::{models, CrossComplementarity, IrkRepresentation, Simulator, SimulatorOptions};
+
+#[test]
+fn two_minus_sign_switches_at_one_third() {
+    // ẋ ∈ 2 − sign(x), x(0) = −1, T = π/4: switch at 1/3, x(T) = π/4 − 1/3.
+    let t_end = std::f64::consts::FRAC_PI_4;
+    for representation in [Representation::Stewart, Representation::Step] {
+        for family in [RkFamily::RadauIIA, RkFamily::GaussLegendre] {
+            let scheme = Scheme { irk: IrkRepresentation::Integral, family, representation, cross: CrossComplementarity::default() };
+            let r = simulate(&models::scalar_switch(3.0, 1.0), scheme, 2, 2, t_end / 3.0, 3, &[-1.0]);
+            assert_eq!(r.switch_times.len(), 1, "{scheme:?}: {:?}", r.switch_times);
+            assert!((r.switch_times[0] - 1.0 / 3.0).abs() <= 1e-9, "{scheme:?}: switch at {}", r.switch_times[0]);
+            assert!((r.x_final()[0] - (t_end - 1.0 / 3.0)).abs() <= 1e-8, "{scheme:?}: x(T) = {}", r.x_final()[0]);
+            assert!((r.t.last().unwrap() - t_end).abs() <= 1e-12);
+        }
+    }
+}
+
+#[test]
+fn crossing_lands_on_an_element_boundary_for_every_scheme() {
+    // ẋ = 2 for x < 0, 0.2 for x > 0, x(0) = −1: crossing at t = 0.5, which the
+    // fixed grid (16 steps of 1.5/16, 2 elements each) misses.
+    let model = models::scalar_switch(2.0, 0.2);
+    for scheme in grid() {
+        let r = simulate(&model, scheme, 2, 2, 1.5 / 16.0, 16, &[-1.0]);
+        let d = distance_to(&r, 0.5, 0, 0.0);
+        assert!(d <= 1e-5, "{scheme:?}: closest boundary point is {d:e} from (0.5, 0)");
+    }
+}
+
+#[test]
+fn sliding_mode_is_reached_and_kept_for_every_scheme() {
+    // ẋ = 1 for x < 0, −1 for x > 0, x(0) = −√2: reaches x = 0 at t = √2 and slides.
+    let model = models::scalar_switch(1.0, -1.0);
+    let s2 = 2f64.sqrt();
+    for scheme in grid() {
+        let r = simulate(&model, scheme, 2, 2, 2.0 / 7.0, 7, &[-s2]);
+        let d = distance_to(&r, s2, 0, 0.0);
+        assert!(d <= 1e-5, "{scheme:?}: closest boundary point is {d:e} from (√2, 0)");
+        for (t, x) in r.t.iter().zip(&r.x) {
+            if *t > s2 + 1e-5 {
+                assert!(x[0].abs() <= 1e-5, "{scheme:?}: x({t}) = {} left the sliding mode", x[0]);
+            }
+        }
+    }
+}
+
+#[test]
+fn leaving_the_sliding_mode_at_t_one() {
+    // ẋ ∈ −sign(x) + t, x(0) = 0: slides until t = 1, then leaves into x > 0. After
+    // leaving, the switching function grows like (t − 1)²/2, so the exit time is
+    // only weakly determined by the equations: Ipopt's tol = 1e-12 pins it to 1e-6
+    // (with the default 1e-8 it lands within 1e-5).
+    for representation in [Representation::Stewart, Representation::Step] {
+        let mut opts = SimulatorOptions { step: 2.0 / 7.0, n_steps: 7, ..Default::default() };
+        opts.fesd.representation = representation;
+        for h in opts.homotopies.iter_mut().chain(opts.fallback_homotopy.iter_mut()) {
+            h.ipopt.push(("tol".into(), 1e-12.into()));
+        }
+        let r = Simulator::new(&models::leaving_sliding_mode(), opts).unwrap().simulate(&[0.0, 0.0], &[], &[]).unwrap();
+        assert!(r.completed);
+        assert_eq!(r.switch_times.len(), 1, "{representation:?}: {:?}", r.switch_times);
+        assert!((r.switch_times[0] - 1.0).abs() <= 1e-6, "{representation:?}: leaves at {}", r.switch_times[0]);
+        // x(t) = (t − 1)²/2 after leaving: x(2) = 0.5.
+        assert!((r.x_final()[0] - 0.5).abs() <= 1e-6, "{representation:?}: x(2) = {}", r.x_final()[0]);
+    }
+}
+
+#[test]
+fn oscillator_switch_time_state_and_end_state() {
+    // Radau IIA, n_s = 3, N_FE = 2, 29 steps over T = π/2.
+    let t_end = std::f64::consts::FRAC_PI_2;
+    let scheme = Scheme { irk: IrkRepresentation::Integral, family: RkFamily::RadauIIA, representation: Representation::Stewart, cross: CrossComplementarity::default() };
+    let r = simulate(&models::oscillator().unwrap(), scheme, 3, 2, t_end / 29.0, 29, &models::oscillator_x0());
+    assert_eq!(r.switch_times.len(), 1, "{:?}", r.switch_times);
+    assert!((r.switch_times[0] - 1.0).abs() <= 1e-5, "switch at {}", r.switch_times[0]);
+    let k = r.t.iter().position(|t| (t - r.switch_times[0]).abs() < 1e-14).unwrap();
+    assert!((r.x[k][0] - 1.0).abs() <= 1e-5 && r.x[k][1].abs() <= 1e-5, "switch state {:?}", r.x[k]);
+    let exact = models::oscillator_exact(t_end);
+    for i in 0..2 {
+        assert!((r.x_final()[i] - exact[i]).abs() <= 1e-5, "x(T) = {:?}, exact {exact:?}", r.x_final());
+    }
+}
+
+#[test]
+fn stewart_and_step_give_the_same_trajectory() {
+    let t_end = std::f64::consts::FRAC_PI_2;
+    let run = |model: &fesd_model::PssModel, representation, step, n, x0: &[f64]| {
+        let scheme = Scheme { irk: IrkRepresentation::Integral, family: RkFamily::RadauIIA, representation, cross: CrossComplementarity::default() };
+        simulate(model, scheme, 3, 2, step, n, x0)
+    };
+    // Two regions: the oscillator.
+    let osc = models::oscillator().unwrap();
+    let a = run(&osc, Representation::Stewart, t_end / 29.0, 29, &models::oscillator_x0());
+    let b = run(&osc, Representation::Step, t_end / 29.0, 29, &models::oscillator_x0());
+    assert_eq!(a.t.len(), b.t.len());
+    for (xa, xb) in a.x.iter().zip(&b.x) {
+        for i in 0..2 {
+            assert!((xa[i] - xb[i]).abs() <= 1e-6, "{xa:?} vs {xb:?}");
+        }
+    }
+    assert!((a.switch_times[0] - b.switch_times[0]).abs() <= 1e-7);
+    // Four regions: constant dynamics in each quadrant, switches at 1 and 1.2.
+    let quad = models::four_quadrants();
+    let a = run(&quad, Representation::Stewart, 0.07, 21, &[-1.0, -0.7]);
+    let b = run(&quad, Representation::Step, 0.07, 21, &[-1.0, -0.7]);
+    let exact = models::four_quadrants_exact(1.47);
+    for r in [&a, &b] {
+        assert_eq!(r.switch_times.len(), 2, "{:?}", r.switch_times);
+        assert!((r.switch_times[0] - 1.0).abs() <= 1e-8 && (r.switch_times[1] - 1.2).abs() <= 1e-8, "{:?}", r.switch_times);
+        for i in 0..2 {
+            assert!((r.x_final()[i] - exact[i]).abs() <= 1e-8, "{:?} vs {exact:?}", r.x_final());
+        }
+    }
+    for (xa, xb) in a.x.iter().zip(&b.x) {
+        assert!((xa[0] - xb[0]).abs() <= 1e-7 && (xa[1] - xb[1]).abs() <= 1e-7);
+    }
+}
