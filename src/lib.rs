@@ -9,6 +9,9 @@
 //! | [`ipopt`] | `fesd-ipopt` | Ipopt's C interface: sparse NLPs, options, warm start |
 //! | [`nlp`] | `fesd-nlp` | symbolic NLPs lowered to compiled kernels and solved with Ipopt |
 //! | [`mpcc`] | `fesd-mpcc` | MPCCs by relaxation homotopy over one compiled NLP; NOSBENCH files |
+//! | [`rk`] | `fesd-rk` | Butcher tableaus for any number of stages |
+//! | [`model`] | `fesd-model` | PSS models; Stewart and Step DCS lowering |
+//! | [`sim`] | `fesd-sim` | the FESD discretization and the simulator |
 //!
 //! ```no_run
 //! use fesd::casadi::SX;
@@ -29,6 +32,9 @@
 
 pub use casadi;
 pub use fesd_codegen as codegen;
+pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;
+pub use fesd_rk as rk;
+pub use fesd_sim as sim;
 pub use fesd_nlp as nlp;
 pub use ipopt;
