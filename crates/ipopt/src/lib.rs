@@ -496,6 +496,17 @@ extern "C" fn eval_g(n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud: 
     })
 }
 
+/// Copies a sparsity pattern into Ipopt's index arrays.
+///
+/// # Safety
+/// `irow` and `jcol` point to at least `nele` writable entries; `nele ≤ rows.len()`.
+unsafe fn write_pattern(rows: &[usize], cols: &[usize], irow: *mut i32, jcol: *mut i32, nele: i32) {
+    for k in 0..nele as usize {
+        *irow.add(k) = rows[k] as i32;
+        *jcol.add(k) = cols[k] as i32;
+    }
+}
+
 extern "C" fn eval_jac_g(
     n: i32,
     x: *mut f64,
@@ -510,13 +521,8 @@ extern "C" fn eval_jac_g(
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
         if values.is_null() {
-            let s = c.structure;
-            for k in 0..nele as usize {
-                unsafe {
-                    *irow.add(k) = s.jac_rows[k] as i32;
-                    *jcol.add(k) = s.jac_cols[k] as i32;
-                }
-            }
+            // SAFETY: Ipopt passes arrays of nele entries when asking for the pattern.
+            unsafe { write_pattern(&c.structure.jac_rows, &c.structure.jac_cols, irow, jcol, nele) };
             return true;
         }
         let (x, v) = unsafe { (slice(x, n as usize), slice_mut(values, nele as usize)) };
@@ -541,13 +547,8 @@ extern "C" fn eval_h(
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
         if values.is_null() {
-            let s = c.structure;
-            for k in 0..nele as usize {
-                unsafe {
-                    *irow.add(k) = s.hess_rows[k] as i32;
-                    *jcol.add(k) = s.hess_cols[k] as i32;
-                }
-            }
+            // SAFETY: as for the Jacobian.
+            unsafe { write_pattern(&c.structure.hess_rows, &c.structure.hess_cols, irow, jcol, nele) };
             return true;
         }
         let (x, l, v) = unsafe { (slice(x, n as usize), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
