@@ -104,7 +104,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .x_label_area_size(40)
         .y_label_area_size(70)
         .build_cartesian_2d((hmin * 0.8..hmax * 1.25).log_scale(), (emin.max(1e-16) * 0.3..emax * 3.0).log_scale())?;
-    chart.configure_mesh().x_desc("h = T/N").y_desc("|x(T) − x_exact(T)|").draw()?;
+    chart
+        .configure_mesh()
+        .x_desc("h = T/N")
+        .y_desc("|x(T) − x_exact(T)|")
+        .x_label_formatter(&|v| format!("{v:.0e}"))
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()?;
     for (i, (label, pts)) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         chart
@@ -113,7 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
         chart.draw_series(pts.iter().map(|&(h, e)| Circle::new((h, e.max(1e-16)), 3, color.filled())))?;
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     root.present()?;
     println!("plot written to {out}");
     Ok(())
