@@ -40,7 +40,7 @@ pub struct SimulatorOptions {
     /// (default 1e-5).
     pub active_tol: f64,
     /// A step on which every one of [`SimulatorOptions::homotopies`] fails is retried as two
-    /// steps of half the length, up to this many times in a row (default 3; 0
+    /// steps of half the length, up to this many times in a row (default 5; 0
     /// disables); after the last halving the fallback homotopy gets its turn. More active-set changes than
     /// finite elements in one step (e.g. reaching and leaving a sliding mode) make the
     /// step's MPCC infeasible; halving the step gives each change its own element.
@@ -57,7 +57,7 @@ impl Default for SimulatorOptions {
             fallback_homotopy: Some(Self::robust_homotopy()),
             on_failure: OnStepFailure::default(),
             active_tol: 1e-5,
-            max_step_halvings: 3,
+            max_step_halvings: 5,
         }
     }
 }
@@ -83,9 +83,9 @@ impl SimulatorOptions {
 
     /// The fallback homotopy by default, for steps that cannot be halved any more:
     /// nosnoc's σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier
-    /// update and the usual recovery.
+    /// update, the usual recovery and at most 500 Ipopt iterations per NLP.
     pub fn robust_homotopy() -> HomotopyOptions {
-        HomotopyOptions::default().with_ipopt("mu_strategy", "adaptive")
+        HomotopyOptions::default().with_ipopt("mu_strategy", "adaptive").with_ipopt("max_iter", 500)
     }
 }
 

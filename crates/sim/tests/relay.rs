@@ -1,0 +1,31 @@
+//! The relay feedback system (Piiroinen & Kuznetsov 2008, eq. 32) with sliding
+//! episodes: 200 and 400 steps both run through T = 10 and agree where the trajectory
+//! is not yet sensitive.
+
+use fesd_sim::{models, SimulationResult, Simulator, SimulatorOptions};
+
+fn run(n: usize) -> SimulationResult {
+    let mut opts = SimulatorOptions { step: 10.0 / n as f64, n_steps: n, ..Default::default() };
+    opts.fesd.n_s = 2;
+    let model = models::relay_feedback(25.0, 0.05, 1.0).unwrap();
+    Simulator::new(&model, opts).unwrap().simulate(&[0.0, -0.001, -0.02], &[], &[]).unwrap()
+}
+
+fn state_at(r: &SimulationResult, t: f64) -> Vec<f64> {
+    let k = r.t.iter().position(|s| (s - t).abs() < 1e-9).expect("grid point");
+    r.x[k].clone()
+}
+
+#[test]
+fn relay_runs_through_at_two_resolutions() {
+    let (a, b) = (run(200), run(400));
+    for r in [&a, &b] {
+        assert!(r.completed, "failed steps: {:#?}", r.failed_steps().iter().map(|s| (s.step, s.t_start, s.status)).collect::<Vec<_>>());
+        assert!((r.t.last().unwrap() - 10.0).abs() < 1e-9);
+        // The first switch (x1 crossing 0) near t = 2.8124.
+        assert!((r.switch_times[0] - 2.8124).abs() < 1e-3, "{:?}", &r.switch_times[..3]);
+    }
+    let (xa, xb) = (state_at(&a, 2.5), state_at(&b, 2.5));
+    let d = xa.iter().zip(&xb).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+    assert!(d < 1e-5, "x(2.5): {xa:?} vs {xb:?}");
+}
