@@ -61,7 +61,11 @@ impl CodeGenerator {
             prefix.push('/');
         }
         let file = ffi::cg_generate(self.inner.pin_mut(), &prefix)?;
-        let _ = &self.name;
         Ok(PathBuf::from(file))
+    }
+
+    /// The file stem of the generated source.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 }
