@@ -144,6 +144,9 @@ pub struct SimulationResult {
     pub x_stage: Vec<Vec<f64>>,
     /// θ (every subsystem's, stacked) at the stage points.
     pub theta_stage: Vec<Vec<f64>>,
+    /// All algebraic variables at the stage points, per subsystem in the order of the
+    /// lowering: Stewart `(θ, λ, μ)`, Step `(α, λp, λn[, β])`.
+    pub z_stage: Vec<Vec<f64>>,
     /// Active complementarity components of every element.
     pub active_sets: Vec<Vec<usize>>,
     /// Element boundaries where the active set changed.
@@ -196,6 +199,8 @@ impl Simulator {
                 res.t_stage.push(*t0 + c[m] * hn);
                 res.x_stage.push(xs[col * l.n_x..(col + 1) * l.n_x].to_vec());
                 res.theta_stage.push(th[col * l.n_theta..(col + 1) * l.n_theta].to_vec());
+                let z0 = l.z[n][m];
+                res.z_stage.push(w[z0..z0 + l.n_z].to_vec());
             }
             let active: Vec<usize> = (0..l.n_comp)
                 .filter(|&i| (0..l.n_s).any(|m| pr[(n * n_pts + m) * l.n_comp + i] > self.opts.active_tol))
@@ -311,6 +316,7 @@ impl Simulator {
             t_stage: vec![],
             x_stage: vec![],
             theta_stage: vec![],
+            z_stage: vec![],
             active_sets: vec![],
             switch_times: vec![],
             steps: vec![],

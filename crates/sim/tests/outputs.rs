@@ -6,6 +6,13 @@ use fesd_sim::{models, SimulationResult, Simulator, SimulatorOptions};
 fn csv_json_and_plots_are_written() {
     let opts = SimulatorOptions { step: std::f64::consts::FRAC_PI_4 / 3.0, n_steps: 3, ..Default::default() };
     let r = Simulator::new(&models::scalar_switch(3.0, 1.0), opts).unwrap().simulate(&[-1.0], &[], &[]).unwrap();
+    // Algebraic variables at every stage: Stewart (θ1, θ2, λ1, λ2, μ); θ sums to one.
+    assert_eq!(r.z_stage.len(), r.t_stage.len());
+    for (z, th) in r.z_stage.iter().zip(&r.theta_stage) {
+        assert_eq!(z.len(), 5);
+        assert_eq!(&z[..2], &th[..]);
+        assert!((z[0] + z[1] - 1.0).abs() < 1e-8);
+    }
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("traj.csv");
     r.write_csv(&csv).unwrap();
