@@ -134,6 +134,8 @@ impl Sdk {
     /// this package's binaries, so they run without `LD_LIBRARY_PATH`.
     pub fn emit_rpath(&self) {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", self.lib_dir.display());
+        // If the SDK is removed (e.g. the cache is cleared), find or install it again.
+        println!("cargo:rerun-if-changed={}", self.lib_dir.join("libcasadi.so").display());
         emit_rerun_directives();
     }
 }

@@ -108,7 +108,7 @@ pub struct StepReport {
     pub iterations: usize,
     /// Complementarity residual reached.
     pub comp_residual: f64,
-    /// Wall time (s).
+    /// Wall time of all homotopy attempts on this piece (s).
     pub wall_time: f64,
     /// The homotopy's messages.
     pub messages: Vec<String>,
@@ -344,7 +344,7 @@ impl Simulator {
                     let this = self.solver.solve();
                     res.timing.ipopt += this.timing.ipopt;
                     res.timing.kernels += this.timing.kernels;
-                    tries.push((attempt, this.total_iterations, this.status));
+                    tries.push((attempt, this.total_iterations, this.status, this.timing.total));
                     let done = this.status.is_converged();
                     r = Some(this);
                     if done {
@@ -353,10 +353,11 @@ impl Simulator {
                 }
                 let r = r.expect("at least one homotopy schedule");
                 let converged = r.status.is_converged();
-                let mut messages = r.messages.clone();
-                for (attempt, iterations, status) in &tries[..tries.len() - 1] {
-                    messages.insert(0, format!("homotopy {attempt} ended {status:?} after {iterations} Ipopt iterations"));
-                }
+                let mut messages: Vec<String> = tries[..tries.len() - 1]
+                    .iter()
+                    .map(|(attempt, iterations, status, _)| format!("homotopy {attempt} ended {status:?} after {iterations} Ipopt iterations"))
+                    .collect();
+                messages.extend(r.messages.iter().cloned());
                 res.steps.push(StepReport {
                     step: k,
                     t_start: t0,
@@ -366,7 +367,7 @@ impl Simulator {
                     homotopy_steps: r.steps.len(),
                     iterations: tries.iter().map(|t| t.1).sum(),
                     comp_residual: r.comp_residual,
-                    wall_time: r.timing.total,
+                    wall_time: tries.iter().map(|t| t.3).sum(),
                     messages,
                 });
                 if !converged && depth < self.opts.max_step_halvings {
