@@ -8,13 +8,19 @@ fn main() {
             panic!("{e}");
         }
     };
-    cxx_build::bridge("src/ffi.rs")
+    let mut build = cxx_build::bridge("src/ffi.rs");
+    // The same definitions as libcasadi itself (thread-safe symbolics change layouts).
+    for (name, value) in sdk.compile_definitions() {
+        build.define(&name, value.as_deref());
+    }
+    build
         .file("cpp/shim.cc")
         .include("include")
         // -isystem: CasADi's own headers are not ours to warn about.
         .flag("-isystem")
         .flag(sdk.include_dir.to_str().expect("UTF-8 SDK path"))
         .std("c++17")
+        .flag("-pthread")
         .warnings(false)
         .compile("fesd_casadi_shim");
     sdk.emit_cargo_link(&["casadi"]);

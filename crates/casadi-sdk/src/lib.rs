@@ -120,6 +120,27 @@ impl Sdk {
         ))
     }
 
+    /// The preprocessor definitions `libcasadi` was compiled with (read from the
+    /// `CASADI_COMPILER_FLAGS` of `casadi/config.h`). Code that includes CasADi's
+    /// headers must use them too: some change class layouts (e.g.
+    /// `CASADI_WITH_THREADSAFE_SYMBOLICS`), and a mismatch corrupts memory.
+    pub fn compile_definitions(&self) -> Vec<(String, Option<String>)> {
+        let path = self.include_dir.join("casadi").join("config.h");
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        let Some(line) = text.lines().find(|l| l.contains("#define CASADI_COMPILER_FLAGS")) else {
+            return Vec::new();
+        };
+        let flags = line.split('"').nth(1).unwrap_or("");
+        flags
+            .split_whitespace()
+            .filter_map(|t| t.strip_prefix("-D"))
+            .map(|d| match d.split_once('=') {
+                Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                None => (d.to_string(), None),
+            })
+            .collect()
+    }
+
     /// Prints the cargo directives that link the SDK libraries `libs` (e.g. `"casadi"`,
     /// `"ipopt"`) and set the rpath of this package's binaries, tests and examples.
     pub fn emit_cargo_link(&self, libs: &[&str]) {

@@ -41,6 +41,7 @@ impl Function {
     /// Creates `name(inputs…) -> (outputs…)` from `SX` or `MX` expressions; inputs must
     /// be purely symbolic.
     pub fn new<K: Kind>(name: &str, inputs: &[(&str, &Matrix<K>)], outputs: &[(&str, &Matrix<K>)]) -> Result<Function> {
+        let _g = crate::lock::guard();
         let in_names: Vec<String> = inputs.iter().map(|(n, _)| n.to_string()).collect();
         let out_names: Vec<String> = outputs.iter().map(|(n, _)| n.to_string()).collect();
         let ins: Vec<&Matrix<K>> = inputs.iter().map(|(_, x)| *x).collect();
@@ -51,16 +52,19 @@ impl Function {
 
     /// The function's name.
     pub fn name(&self) -> String {
+        let _g = crate::lock::guard();
         ffi::fn_name(&self.inner).unwrap_or_default()
     }
 
     /// Number of inputs.
     pub fn n_in(&self) -> usize {
+        let _g = crate::lock::guard();
         ffi::fn_n_in(&self.inner)
     }
 
     /// Number of outputs.
     pub fn n_out(&self) -> usize {
+        let _g = crate::lock::guard();
         ffi::fn_n_out(&self.inner)
     }
 
@@ -80,29 +84,34 @@ impl Function {
 
     /// Name of input `i`.
     pub fn name_in(&self, i: usize) -> Result<String> {
+        let _g = crate::lock::guard();
         self.check_in(i)?;
         Ok(ffi::fn_name_in(&self.inner, i)?)
     }
 
     /// Name of output `i`.
     pub fn name_out(&self, i: usize) -> Result<String> {
+        let _g = crate::lock::guard();
         self.check_out(i)?;
         Ok(ffi::fn_name_out(&self.inner, i)?)
     }
 
     /// Sparsity of input `i`.
     pub fn sparsity_in(&self, i: usize) -> Result<Sparsity> {
+        let _g = crate::lock::guard();
         self.check_in(i)?;
         Ok(Sparsity::wrap(ffi::fn_sparsity_in(&self.inner, i)?))
     }
 
     /// Sparsity of output `i`.
     pub fn sparsity_out(&self, i: usize) -> Result<Sparsity> {
+        let _g = crate::lock::guard();
         self.check_out(i)?;
         Ok(Sparsity::wrap(ffi::fn_sparsity_out(&self.inner, i)?))
     }
 
     fn eval(&self, inputs: &[&[f64]], dense: bool) -> Result<Vec<Vec<f64>>> {
+        let _g = crate::lock::guard();
         let lens: Vec<usize> = inputs.iter().map(|v| v.len()).collect();
         let data: Vec<f64> = inputs.iter().flat_map(|v| v.iter().copied()).collect();
         let flat = ffi::fn_eval(&self.inner, &data, &lens, dense)?;
@@ -130,6 +139,7 @@ impl Function {
     /// Symbolic call with `SX` or `MX` arguments. With `SX`, the function's graph is
     /// inlined; with `MX`, the call stays one node (and one kernel in generated code).
     pub fn call<K: Kind>(&self, args: &[&Matrix<K>]) -> Result<Vec<Matrix<K>>> {
+        let _g = crate::lock::guard();
         if args.len() != self.n_in() {
             return Err(Error::InvalidArgument(format!(
                 "{} takes {} inputs, {} given",
@@ -144,6 +154,7 @@ impl Function {
 
     /// The Jacobian function: inputs followed by outputs (nominal), outputs `jac_<out>_<in>`.
     pub fn jacobian(&self) -> Result<Function> {
+        let _g = crate::lock::guard();
         Ok(Function::wrap(ffi::fn_jacobian(&self.inner)?))
     }
 
@@ -154,39 +165,53 @@ impl Function {
 
     /// `n` copies with the given evaluation strategy.
     pub fn map_with(&self, n: usize, parallelization: Parallelization) -> Result<Function> {
+        let _g = crate::lock::guard();
         Ok(Function::wrap(ffi::fn_map(&self.inner, n, parallelization.as_str())?))
     }
 
     /// The same function with every MX operation expanded into SX (faster to evaluate,
     /// larger generated code).
     pub fn expand(&self) -> Result<Function> {
+        let _g = crate::lock::guard();
         Ok(Function::wrap(ffi::fn_expand(&self.inner)?))
     }
 
     /// Number of nodes of the function's algorithm.
     pub fn n_nodes(&self) -> Result<usize> {
+        let _g = crate::lock::guard();
         Ok(ffi::fn_n_nodes(&self.inner)?)
     }
 
     /// CasADi's string serialization (`Function::serialize`).
     pub fn serialize(&self) -> Result<String> {
+        let _g = crate::lock::guard();
         Ok(ffi::fn_serialize(&self.inner)?)
     }
 
     /// Reads a function serialized by CasADi (any language front-end).
     pub fn deserialize(s: &str) -> Result<Function> {
+        let _g = crate::lock::guard();
         Ok(Function::wrap(ffi::fn_deserialize(s)?))
+    }
+}
+
+impl Drop for Function {
+    fn drop(&mut self) {
+        let _g = crate::lock::guard();
+        drop(std::mem::replace(&mut self.inner, UniquePtr::null()));
     }
 }
 
 impl Clone for Function {
     fn clone(&self) -> Self {
+        let _g = crate::lock::guard();
         Function::wrap(ffi::fn_clone(&self.inner))
     }
 }
 
 impl fmt::Display for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let _g = crate::lock::guard();
         match ffi::fn_to_string(&self.inner) {
             Ok(s) => f.write_str(&s),
             Err(_) => write!(f, "Function({})", self.name()),

@@ -37,25 +37,36 @@ pub struct CodeGenerator {
     name: String,
 }
 
+impl Drop for CodeGenerator {
+    fn drop(&mut self) {
+        let _g = crate::lock::guard();
+        drop(std::mem::replace(&mut self.inner, UniquePtr::null()));
+    }
+}
+
 impl CodeGenerator {
     /// A generator for the file `<name>.c` (and `<name>.h`).
     pub fn new(name: &str, opts: &CodegenOptions) -> Result<CodeGenerator> {
+        let _g = crate::lock::guard();
         let inner = ffi::cg_new(name, opts.with_header, &opts.casadi_real, &opts.casadi_int, &opts.prefix)?;
         Ok(CodeGenerator { inner, name: name.to_string() })
     }
 
     /// Adds a function (and, if `with_jac_sparsity`, its Jacobian sparsity query).
     pub fn add(&mut self, f: &Function, with_jac_sparsity: bool) -> Result<()> {
+        let _g = crate::lock::guard();
         Ok(ffi::cg_add(self.inner.pin_mut(), &f.inner, with_jac_sparsity)?)
     }
 
     /// The C source as a string.
     pub fn dump(&mut self) -> Result<String> {
+        let _g = crate::lock::guard();
         Ok(ffi::cg_dump(self.inner.pin_mut())?)
     }
 
     /// Writes `<dir>/<name>.c` (and the header) and returns the source path.
     pub fn generate(&mut self, dir: &Path) -> Result<PathBuf> {
+        let _g = crate::lock::guard();
         let mut prefix = dir.to_str().ok_or_else(|| Error::InvalidArgument("non-UTF-8 path".into()))?.to_string();
         if !prefix.ends_with('/') {
             prefix.push('/');

@@ -115,41 +115,42 @@ macro_rules! impl_kind {
                 type Raw = ffi::$raw;
                 type List = ffi::$list;
                 const NAME: &'static str = $name;
-                fn sym(name: &str, nrow: usize, ncol: usize) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _sym>](name, nrow, ncol) }
-                fn constant(nrow: usize, ncol: usize, value: f64) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _constant>](nrow, ncol, value) }
-                fn from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _from_column_major>](nrow, ncol, data) }
-                fn from_sparsity(sp: &ffi::Sparsity, nonzeros: &[f64]) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _from_sparsity>](sp, nonzeros) }
-                fn clone_raw(a: &Self::Raw) -> UniquePtr<Self::Raw> { ffi::[<$p _clone>](a) }
-                fn nrow(a: &Self::Raw) -> usize { ffi::[<$p _nrow>](a) }
-                fn ncol(a: &Self::Raw) -> usize { ffi::[<$p _ncol>](a) }
-                fn nnz(a: &Self::Raw) -> usize { ffi::[<$p _nnz>](a) }
-                fn is_symbolic(a: &Self::Raw) -> bool { ffi::[<$p _is_symbolic>](a) }
-                fn n_nodes(a: &Self::Raw) -> Res<usize> { ffi::[<$p _n_nodes>](a) }
-                fn to_string(a: &Self::Raw) -> Res<String> { ffi::[<$p _to_string>](a) }
-                fn sparsity(a: &Self::Raw) -> UniquePtr<ffi::Sparsity> { ffi::[<$p _sparsity>](a) }
-                fn evalf(a: &Self::Raw) -> Res<Vec<f64>> { ffi::[<$p _evalf>](a) }
-                fn binary(op: u8, a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _binary>](op, a, b) }
-                fn unary(op: u8, a: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _unary>](op, a) }
-                fn if_else(c: &Self::Raw, a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _if_else>](c, a, b) }
-                fn vertcat(v: &Self::List) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _vertcat>](v) }
-                fn horzcat(v: &Self::List) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _horzcat>](v) }
-                fn reshape(a: &Self::Raw, nrow: usize, ncol: usize) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _reshape>](a, nrow, ncol) }
-                fn get(a: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _get>](a, rows, cols) }
-                fn get_nz(a: &Self::Raw, idx: &[i64]) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _get_nz>](a, idx) }
-                fn set(a: Pin<&mut Self::Raw>, value: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<()> { ffi::[<$p _set>](a, value, rows, cols) }
-                fn jacobian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _jacobian>](f, x) }
-                fn gradient(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _gradient>](f, x) }
-                fn hessian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _hessian>](f, x) }
-                fn jtimes(f: &Self::Raw, x: &Self::Raw, v: &Self::Raw, transpose: bool) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _jtimes>](f, x, v, transpose) }
-                fn substitute(ex: &Self::Raw, v: &Self::Raw, vdef: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p _substitute>](ex, v, vdef) }
-                fn list_new() -> UniquePtr<Self::List> { ffi::[<$p vec_new>]() }
-                fn list_push(v: Pin<&mut Self::List>, a: &Self::Raw) { ffi::[<$p vec_push>](v, a) }
-                fn list_len(v: &Self::List) -> usize { ffi::[<$p vec_len>](v) }
-                fn list_get(v: &Self::List, i: usize) -> Res<UniquePtr<Self::Raw>> { ffi::[<$p vec_get>](v, i) }
+                fn sym(name: &str, nrow: usize, ncol: usize) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _sym>](name, nrow, ncol) }
+                fn constant(nrow: usize, ncol: usize, value: f64) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _constant>](nrow, ncol, value) }
+                fn from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _from_column_major>](nrow, ncol, data) }
+                fn from_sparsity(sp: &ffi::Sparsity, nonzeros: &[f64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _from_sparsity>](sp, nonzeros) }
+                fn clone_raw(a: &Self::Raw) -> UniquePtr<Self::Raw> { let _g = crate::lock::guard(); ffi::[<$p _clone>](a) }
+                fn nrow(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nrow>](a) }
+                fn ncol(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _ncol>](a) }
+                fn nnz(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nnz>](a) }
+                fn is_symbolic(a: &Self::Raw) -> bool { let _g = crate::lock::guard(); ffi::[<$p _is_symbolic>](a) }
+                fn n_nodes(a: &Self::Raw) -> Res<usize> { let _g = crate::lock::guard(); ffi::[<$p _n_nodes>](a) }
+                fn to_string(a: &Self::Raw) -> Res<String> { let _g = crate::lock::guard(); ffi::[<$p _to_string>](a) }
+                fn sparsity(a: &Self::Raw) -> UniquePtr<ffi::Sparsity> { let _g = crate::lock::guard(); ffi::[<$p _sparsity>](a) }
+                fn evalf(a: &Self::Raw) -> Res<Vec<f64>> { let _g = crate::lock::guard(); ffi::[<$p _evalf>](a) }
+                fn binary(op: u8, a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _binary>](op, a, b) }
+                fn unary(op: u8, a: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _unary>](op, a) }
+                fn if_else(c: &Self::Raw, a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _if_else>](c, a, b) }
+                fn vertcat(v: &Self::List) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _vertcat>](v) }
+                fn horzcat(v: &Self::List) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _horzcat>](v) }
+                fn reshape(a: &Self::Raw, nrow: usize, ncol: usize) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _reshape>](a, nrow, ncol) }
+                fn get(a: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _get>](a, rows, cols) }
+                fn get_nz(a: &Self::Raw, idx: &[i64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _get_nz>](a, idx) }
+                fn set(a: Pin<&mut Self::Raw>, value: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<()> { let _g = crate::lock::guard(); ffi::[<$p _set>](a, value, rows, cols) }
+                fn jacobian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _jacobian>](f, x) }
+                fn gradient(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _gradient>](f, x) }
+                fn hessian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _hessian>](f, x) }
+                fn jtimes(f: &Self::Raw, x: &Self::Raw, v: &Self::Raw, transpose: bool) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _jtimes>](f, x, v, transpose) }
+                fn substitute(ex: &Self::Raw, v: &Self::Raw, vdef: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _substitute>](ex, v, vdef) }
+                fn list_new() -> UniquePtr<Self::List> { let _g = crate::lock::guard(); ffi::[<$p vec_new>]() }
+                fn list_push(v: Pin<&mut Self::List>, a: &Self::Raw) { let _g = crate::lock::guard(); ffi::[<$p vec_push>](v, a) }
+                fn list_len(v: &Self::List) -> usize { let _g = crate::lock::guard(); ffi::[<$p vec_len>](v) }
+                fn list_get(v: &Self::List, i: usize) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p vec_get>](v, i) }
                 fn function_new(name: &str, in_names: &[String], inputs: &Self::List, out_names: &[String], outputs: &Self::List) -> Res<UniquePtr<ffi::Function>> {
+                    let _g = crate::lock::guard();
                     ffi::[<fn_new_ $p>](name, in_names, inputs, out_names, outputs)
                 }
-                fn function_call(f: &ffi::Function, args: &Self::List) -> Res<UniquePtr<Self::List>> { ffi::[<fn_call_ $p>](f, args) }
+                fn function_call(f: &ffi::Function, args: &Self::List) -> Res<UniquePtr<Self::List>> { let _g = crate::lock::guard(); ffi::[<fn_call_ $p>](f, args) }
             }
         }
     };

@@ -14,14 +14,17 @@
 //! shape-mismatch panics of other matrix libraries); use [`SX::try_add`] and friends
 //! when the shapes come from user input.
 //!
-//! The types are neither `Send` nor `Sync`: CasADi's reference counting is not
-//! thread-safe.
+//! The types are neither `Send` nor `Sync`. Separate threads may build separate
+//! graphs: every call into CasADi and every destructor runs under one process-wide
+//! reentrant lock (CasADi's symbolic core corrupts memory under concurrent use, even
+//! in its thread-safe build; `tests/threads.rs` shows it).
 
 mod error;
 mod ffi;
 mod function;
 mod generator;
 mod kind;
+mod lock;
 mod matrix;
 mod sparsity;
 

@@ -362,11 +362,13 @@ impl<K: Kind> Matrix<K> {
 
     /// Vertical concatenation (equal column counts).
     pub fn vertcat(items: &[&Self]) -> Result<Self> {
+        let _g = crate::lock::guard();
         Ok(Self::wrap(K::vertcat(&Self::to_vec(items))?))
     }
 
     /// Horizontal concatenation (equal row counts).
     pub fn horzcat(items: &[&Self]) -> Result<Self> {
+        let _g = crate::lock::guard();
         Ok(Self::wrap(K::horzcat(&Self::to_vec(items))?))
     }
 
@@ -444,6 +446,13 @@ impl SX {
     /// Reads a string written by [`SX::serialize`] (or CasADi in any language).
     pub fn deserialize(s: &str) -> Result<SX> {
         Ok(SX::wrap(crate::ffi::bridge::sx_deserialize(s)?))
+    }
+}
+
+impl<K: Kind> Drop for Matrix<K> {
+    fn drop(&mut self) {
+        let _g = crate::lock::guard();
+        drop(std::mem::replace(&mut self.inner, UniquePtr::null()));
     }
 }
 

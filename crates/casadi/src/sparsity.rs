@@ -17,11 +17,13 @@ impl Sparsity {
 
     /// A dense `nrow × ncol` pattern.
     pub fn dense(nrow: usize, ncol: usize) -> Result<Sparsity> {
+        let _g = crate::lock::guard();
         Ok(Self::wrap(ffi::sp_dense(nrow, ncol)?))
     }
 
     /// A pattern from (row, column) pairs; duplicates are merged.
     pub fn triplet(nrow: usize, ncol: usize, rows: &[usize], cols: &[usize]) -> Result<Sparsity> {
+        let _g = crate::lock::guard();
         if rows.len() != cols.len() {
             return Err(Error::InvalidArgument(format!(
                 "triplet sparsity: {} row indices but {} column indices",
@@ -42,11 +44,13 @@ impl Sparsity {
 
     /// Number of rows.
     pub fn nrow(&self) -> usize {
+        let _g = crate::lock::guard();
         ffi::sp_nrow(&self.inner)
     }
 
     /// Number of columns.
     pub fn ncol(&self) -> usize {
+        let _g = crate::lock::guard();
         ffi::sp_ncol(&self.inner)
     }
 
@@ -57,6 +61,7 @@ impl Sparsity {
 
     /// Number of structural nonzeros.
     pub fn nnz(&self) -> usize {
+        let _g = crate::lock::guard();
         ffi::sp_nnz(&self.inner)
     }
 
@@ -72,11 +77,13 @@ impl Sparsity {
 
     /// Column pointers of the CCS format (`ncol + 1` entries).
     pub fn colind(&self) -> Vec<usize> {
+        let _g = crate::lock::guard();
         ffi::sp_colind(&self.inner).into_iter().map(|i| i as usize).collect()
     }
 
     /// Row indices of the CCS format (`nnz` entries).
     pub fn row(&self) -> Vec<usize> {
+        let _g = crate::lock::guard();
         ffi::sp_row(&self.inner).into_iter().map(|i| i as usize).collect()
     }
 
@@ -109,20 +116,30 @@ impl Sparsity {
     }
 }
 
+impl Drop for Sparsity {
+    fn drop(&mut self) {
+        let _g = crate::lock::guard();
+        drop(std::mem::replace(&mut self.inner, UniquePtr::null()));
+    }
+}
+
 impl Clone for Sparsity {
     fn clone(&self) -> Self {
+        let _g = crate::lock::guard();
         Self::wrap(ffi::sp_clone(&self.inner))
     }
 }
 
 impl PartialEq for Sparsity {
     fn eq(&self, other: &Self) -> bool {
+        let _g = crate::lock::guard();
         ffi::sp_equal(&self.inner, &other.inner)
     }
 }
 
 impl fmt::Display for Sparsity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let _g = crate::lock::guard();
         match ffi::sp_to_string(&self.inner) {
             Ok(s) => f.write_str(&s),
             Err(_) => write!(f, "{}x{},{}nz", self.nrow(), self.ncol(), self.nnz()),
