@@ -48,10 +48,7 @@ impl Relaxation {
 impl std::str::FromStr for Relaxation {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Relaxation::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| format!("unknown relaxation '{s}'; one of {:?}", Relaxation::ALL.map(|r| r.name())))
+        parse_name(&Relaxation::ALL, Relaxation::name, "relaxation", s)
     }
 }
 
@@ -84,11 +81,16 @@ impl Steering {
 impl std::str::FromStr for Steering {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Steering::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| format!("unknown steering '{s}'; one of {:?}", Steering::ALL.map(|r| r.name())))
+        parse_name(&Steering::ALL, Steering::name, "steering", s)
     }
+}
+
+/// The entry of `all` whose `name` is `s`, or an error listing every name.
+fn parse_name<T: Copy>(all: &[T], name: fn(T) -> &'static str, what: &str, s: &str) -> std::result::Result<T, String> {
+    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        format!("unknown {what} '{s}'; one of {names:?}")
+    })
 }
 
 /// How `G ≥ 0` and `H ≥ 0` enter the NLP.

@@ -185,9 +185,8 @@ impl Simulator {
         w: &[f64],
         params: &[f64],
         t0: &mut f64,
-        c: &[f64],
-        l: &crate::discretization::Layout,
     ) -> Result<Vec<f64>> {
+        let (l, c) = (&self.interval.layout, &self.interval.tableau.c);
         let mut out = self.interval.outputs.eval_dense(&[w, params])?;
         let dual_end = out.pop().unwrap_or_default();
         let (h, xb, xs, th, pr) = (&out[0], &out[1], &out[2], &out[3], &out[4]);
@@ -305,8 +304,6 @@ impl Simulator {
         check("u", u, self.n_u)?;
         check("p", p, self.n_p)?;
         let t_start = Instant::now();
-        let l = self.interval.layout.clone();
-        let c = self.interval.tableau.c.clone();
         let mut x = x0.to_vec();
         let mut t0 = 0.0;
         let mut res = SimulationResult {
@@ -376,7 +373,7 @@ impl Simulator {
                     pieces.push((len / 2.0, depth + 1));
                     continue;
                 }
-                lambda0 = self.record(&mut res, &r.w, &params, &mut t0, &c, &l)?;
+                lambda0 = self.record(&mut res, &r.w, &params, &mut t0)?;
                 x = res.x.last().cloned().unwrap_or_default();
                 guess = r.w.clone();
                 if !converged {
