@@ -23,6 +23,12 @@ rust::Vec<int64_t> to_rust_index(const V& v) {
   return out;
 }
 
+// A null Function makes every later call throw (or worse); refuse it where it appears.
+std::unique_ptr<Function> checked(Function&& f, const char* what) {
+  if (f.is_null()) throw std::invalid_argument(std::string(what) + " gave no Function");
+  return std::make_unique<Function>(std::move(f));
+}
+
 }  // namespace
 
 // ---- Matrix API, once for SX and MX ----
@@ -259,14 +265,17 @@ rust::Vec<double> fn_eval(const Function& f, rust::Slice<const double> data, rus
   }
   return out;
 }
-std::unique_ptr<Function> fn_jacobian(const Function& f) { return boxed(f.jacobian()); }
+std::unique_ptr<Function> fn_jacobian(const Function& f) { return checked(f.jacobian(), "jacobian"); }
 std::unique_ptr<Function> fn_map(const Function& f, size_t n, rust::Str parallelization) {
   return boxed(f.map(casadi_int(n), std::string(parallelization)));
 }
-std::unique_ptr<Function> fn_expand(const Function& f) { return boxed(f.expand()); }
+std::unique_ptr<Function> fn_expand(const Function& f) { return checked(f.expand(), "expand"); }
 size_t fn_n_nodes(const Function& f) { return size_t(f.n_nodes()); }
 rust::String fn_serialize(const Function& f) { return rust::String(f.serialize()); }
-std::unique_ptr<Function> fn_deserialize(rust::Str s) { return boxed(Function::deserialize(std::string(s))); }
+std::unique_ptr<Function> fn_deserialize(rust::Str s) {
+  return checked(Function::deserialize(std::string(s)),
+                 "the data is not a serialized Function (an SX, DM or Sparsity?): deserializing it");
+}
 rust::String fn_to_string(const Function& f) { return rust::String(f.get_str()); }
 
 // ---- Code generation ----

@@ -9,6 +9,11 @@ pub enum Error {
     /// An argument was rejected before it reached CasADi.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A serialized payload was refused before CasADi read it: it would load native
+    /// code (an `external` function, a plugin, JIT compilation) or is not of the
+    /// expected kind.
+    #[error("refused serialized data: {0}")]
+    Refused(String),
 }
 
 /// Result alias of the bindings.
@@ -17,5 +22,15 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl From<cxx::Exception> for Error {
     fn from(e: cxx::Exception) -> Self {
         Error::Casadi(e.what().to_string())
+    }
+}
+
+/// Unwraps a bridged call that can only fail when C++ cannot allocate memory (copying a
+/// handle, an empty list). Out of memory is not recoverable here; every call that can
+/// fail on its input returns `Result` instead.
+pub(crate) fn allocated<T>(r: std::result::Result<T, cxx::Exception>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(e) => panic!("CasADi failed to allocate: {}", e.what()),
     }
 }

@@ -59,14 +59,14 @@ pub(crate) mod bridge {
         fn sx_constant(nrow: usize, ncol: usize, value: f64) -> Result<UniquePtr<SX>>;
         fn sx_from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Result<UniquePtr<SX>>;
         fn sx_from_sparsity(sp: &Sparsity, nonzeros: &[f64]) -> Result<UniquePtr<SX>>;
-        fn sx_clone(a: &SX) -> UniquePtr<SX>;
-        fn sx_nrow(a: &SX) -> usize;
-        fn sx_ncol(a: &SX) -> usize;
-        fn sx_nnz(a: &SX) -> usize;
-        fn sx_is_symbolic(a: &SX) -> bool;
+        fn sx_clone(a: &SX) -> Result<UniquePtr<SX>>;
+        fn sx_nrow(a: &SX) -> Result<usize>;
+        fn sx_ncol(a: &SX) -> Result<usize>;
+        fn sx_nnz(a: &SX) -> Result<usize>;
+        fn sx_is_symbolic(a: &SX) -> Result<bool>;
         fn sx_n_nodes(a: &SX) -> Result<usize>;
         fn sx_to_string(a: &SX) -> Result<String>;
-        fn sx_sparsity(a: &SX) -> UniquePtr<Sparsity>;
+        fn sx_sparsity(a: &SX) -> Result<UniquePtr<Sparsity>>;
         fn sx_evalf(a: &SX) -> Result<Vec<f64>>;
         fn sx_binary(op: u8, a: &SX, b: &SX) -> Result<UniquePtr<SX>>;
         fn sx_unary(op: u8, a: &SX) -> Result<UniquePtr<SX>>;
@@ -82,9 +82,9 @@ pub(crate) mod bridge {
         fn sx_hessian(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
         fn sx_jtimes(f: &SX, x: &SX, v: &SX, transpose: bool) -> Result<UniquePtr<SX>>;
         fn sx_substitute(ex: &SX, v: &SX, vdef: &SX) -> Result<UniquePtr<SX>>;
-        fn sxvec_new() -> UniquePtr<SXVec>;
-        fn sxvec_push(v: Pin<&mut SXVec>, a: &SX);
-        fn sxvec_len(v: &SXVec) -> usize;
+        fn sxvec_new() -> Result<UniquePtr<SXVec>>;
+        fn sxvec_push(v: Pin<&mut SXVec>, a: &SX) -> Result<()>;
+        fn sxvec_len(v: &SXVec) -> Result<usize>;
         fn sxvec_get(v: &SXVec, i: usize) -> Result<UniquePtr<SX>>;
         fn fn_new_sx(
             name: &str,
@@ -100,14 +100,14 @@ pub(crate) mod bridge {
         fn mx_constant(nrow: usize, ncol: usize, value: f64) -> Result<UniquePtr<MX>>;
         fn mx_from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Result<UniquePtr<MX>>;
         fn mx_from_sparsity(sp: &Sparsity, nonzeros: &[f64]) -> Result<UniquePtr<MX>>;
-        fn mx_clone(a: &MX) -> UniquePtr<MX>;
-        fn mx_nrow(a: &MX) -> usize;
-        fn mx_ncol(a: &MX) -> usize;
-        fn mx_nnz(a: &MX) -> usize;
-        fn mx_is_symbolic(a: &MX) -> bool;
+        fn mx_clone(a: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_nrow(a: &MX) -> Result<usize>;
+        fn mx_ncol(a: &MX) -> Result<usize>;
+        fn mx_nnz(a: &MX) -> Result<usize>;
+        fn mx_is_symbolic(a: &MX) -> Result<bool>;
         fn mx_n_nodes(a: &MX) -> Result<usize>;
         fn mx_to_string(a: &MX) -> Result<String>;
-        fn mx_sparsity(a: &MX) -> UniquePtr<Sparsity>;
+        fn mx_sparsity(a: &MX) -> Result<UniquePtr<Sparsity>>;
         fn mx_evalf(a: &MX) -> Result<Vec<f64>>;
         fn mx_binary(op: u8, a: &MX, b: &MX) -> Result<UniquePtr<MX>>;
         fn mx_unary(op: u8, a: &MX) -> Result<UniquePtr<MX>>;
@@ -123,9 +123,9 @@ pub(crate) mod bridge {
         fn mx_hessian(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;
         fn mx_jtimes(f: &MX, x: &MX, v: &MX, transpose: bool) -> Result<UniquePtr<MX>>;
         fn mx_substitute(ex: &MX, v: &MX, vdef: &MX) -> Result<UniquePtr<MX>>;
-        fn mxvec_new() -> UniquePtr<MXVec>;
-        fn mxvec_push(v: Pin<&mut MXVec>, a: &MX);
-        fn mxvec_len(v: &MXVec) -> usize;
+        fn mxvec_new() -> Result<UniquePtr<MXVec>>;
+        fn mxvec_push(v: Pin<&mut MXVec>, a: &MX) -> Result<()>;
+        fn mxvec_len(v: &MXVec) -> Result<usize>;
         fn mxvec_get(v: &MXVec, i: usize) -> Result<UniquePtr<MX>>;
         fn fn_new_mx(
             name: &str,
@@ -141,19 +141,19 @@ pub(crate) mod bridge {
 
         fn sp_dense(nrow: usize, ncol: usize) -> Result<UniquePtr<Sparsity>>;
         fn sp_triplet(nrow: usize, ncol: usize, rows: &[i64], cols: &[i64]) -> Result<UniquePtr<Sparsity>>;
-        fn sp_clone(s: &Sparsity) -> UniquePtr<Sparsity>;
-        fn sp_nrow(s: &Sparsity) -> usize;
-        fn sp_ncol(s: &Sparsity) -> usize;
-        fn sp_nnz(s: &Sparsity) -> usize;
-        fn sp_colind(s: &Sparsity) -> Vec<i64>;
-        fn sp_row(s: &Sparsity) -> Vec<i64>;
-        fn sp_equal(a: &Sparsity, b: &Sparsity) -> bool;
+        fn sp_clone(s: &Sparsity) -> Result<UniquePtr<Sparsity>>;
+        fn sp_nrow(s: &Sparsity) -> Result<usize>;
+        fn sp_ncol(s: &Sparsity) -> Result<usize>;
+        fn sp_nnz(s: &Sparsity) -> Result<usize>;
+        fn sp_colind(s: &Sparsity) -> Result<Vec<i64>>;
+        fn sp_row(s: &Sparsity) -> Result<Vec<i64>>;
+        fn sp_equal(a: &Sparsity, b: &Sparsity) -> Result<bool>;
         fn sp_to_string(s: &Sparsity) -> Result<String>;
 
-        fn fn_clone(f: &Function) -> UniquePtr<Function>;
+        fn fn_clone(f: &Function) -> Result<UniquePtr<Function>>;
         fn fn_name(f: &Function) -> Result<String>;
-        fn fn_n_in(f: &Function) -> usize;
-        fn fn_n_out(f: &Function) -> usize;
+        fn fn_n_in(f: &Function) -> Result<usize>;
+        fn fn_n_out(f: &Function) -> Result<usize>;
         fn fn_name_in(f: &Function, i: usize) -> Result<String>;
         fn fn_name_out(f: &Function, i: usize) -> Result<String>;
         fn fn_sparsity_in(f: &Function, i: usize) -> Result<UniquePtr<Sparsity>>;

@@ -59,13 +59,13 @@ impl Function {
     /// Number of inputs.
     pub fn n_in(&self) -> usize {
         let _g = crate::lock::guard();
-        ffi::fn_n_in(&self.inner)
+        ffi::fn_n_in(&self.inner).unwrap_or(0)
     }
 
     /// Number of outputs.
     pub fn n_out(&self) -> usize {
         let _g = crate::lock::guard();
-        ffi::fn_n_out(&self.inner)
+        ffi::fn_n_out(&self.inner).unwrap_or(0)
     }
 
     fn check_in(&self, i: usize) -> Result<()> {
@@ -189,7 +189,13 @@ impl Function {
     }
 
     /// Reads a function serialized by CasADi (any language front-end).
+    ///
+    /// The text is screened first: payloads that would load native code when read
+    /// (`external` functions, plugins such as `nlpsol` or `interpolant`, `jit`) and
+    /// payloads of another kind (an `SX`, `DM` or `Sparsity`) are refused with an
+    /// error, before CasADi evaluates anything.
     pub fn deserialize(s: &str) -> Result<Function> {
+        crate::payload::screen(s, "serialized Function")?;
         let _g = crate::lock::guard();
         Ok(Function::wrap(ffi::fn_deserialize(s)?))
     }
@@ -205,7 +211,7 @@ impl Drop for Function {
 impl Clone for Function {
     fn clone(&self) -> Self {
         let _g = crate::lock::guard();
-        Function::wrap(ffi::fn_clone(&self.inner))
+        Function::wrap(crate::error::allocated(ffi::fn_clone(&self.inner)))
     }
 }
 

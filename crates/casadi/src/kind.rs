@@ -119,14 +119,14 @@ macro_rules! impl_kind {
                 fn constant(nrow: usize, ncol: usize, value: f64) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _constant>](nrow, ncol, value) }
                 fn from_column_major(nrow: usize, ncol: usize, data: &[f64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _from_column_major>](nrow, ncol, data) }
                 fn from_sparsity(sp: &ffi::Sparsity, nonzeros: &[f64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _from_sparsity>](sp, nonzeros) }
-                fn clone_raw(a: &Self::Raw) -> UniquePtr<Self::Raw> { let _g = crate::lock::guard(); ffi::[<$p _clone>](a) }
-                fn nrow(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nrow>](a) }
-                fn ncol(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _ncol>](a) }
-                fn nnz(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nnz>](a) }
-                fn is_symbolic(a: &Self::Raw) -> bool { let _g = crate::lock::guard(); ffi::[<$p _is_symbolic>](a) }
+                fn clone_raw(a: &Self::Raw) -> UniquePtr<Self::Raw> { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p _clone>](a)) }
+                fn nrow(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nrow>](a).unwrap_or_default() }
+                fn ncol(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _ncol>](a).unwrap_or_default() }
+                fn nnz(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nnz>](a).unwrap_or_default() }
+                fn is_symbolic(a: &Self::Raw) -> bool { let _g = crate::lock::guard(); ffi::[<$p _is_symbolic>](a).unwrap_or_default() }
                 fn n_nodes(a: &Self::Raw) -> Res<usize> { let _g = crate::lock::guard(); ffi::[<$p _n_nodes>](a) }
                 fn to_string(a: &Self::Raw) -> Res<String> { let _g = crate::lock::guard(); ffi::[<$p _to_string>](a) }
-                fn sparsity(a: &Self::Raw) -> UniquePtr<ffi::Sparsity> { let _g = crate::lock::guard(); ffi::[<$p _sparsity>](a) }
+                fn sparsity(a: &Self::Raw) -> UniquePtr<ffi::Sparsity> { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p _sparsity>](a)) }
                 fn evalf(a: &Self::Raw) -> Res<Vec<f64>> { let _g = crate::lock::guard(); ffi::[<$p _evalf>](a) }
                 fn binary(op: u8, a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _binary>](op, a, b) }
                 fn unary(op: u8, a: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _unary>](op, a) }
@@ -142,9 +142,9 @@ macro_rules! impl_kind {
                 fn hessian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _hessian>](f, x) }
                 fn jtimes(f: &Self::Raw, x: &Self::Raw, v: &Self::Raw, transpose: bool) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _jtimes>](f, x, v, transpose) }
                 fn substitute(ex: &Self::Raw, v: &Self::Raw, vdef: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _substitute>](ex, v, vdef) }
-                fn list_new() -> UniquePtr<Self::List> { let _g = crate::lock::guard(); ffi::[<$p vec_new>]() }
-                fn list_push(v: Pin<&mut Self::List>, a: &Self::Raw) { let _g = crate::lock::guard(); ffi::[<$p vec_push>](v, a) }
-                fn list_len(v: &Self::List) -> usize { let _g = crate::lock::guard(); ffi::[<$p vec_len>](v) }
+                fn list_new() -> UniquePtr<Self::List> { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p vec_new>]()) }
+                fn list_push(v: Pin<&mut Self::List>, a: &Self::Raw) { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p vec_push>](v, a)) }
+                fn list_len(v: &Self::List) -> usize { let _g = crate::lock::guard(); ffi::[<$p vec_len>](v).unwrap_or_default() }
                 fn list_get(v: &Self::List, i: usize) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p vec_get>](v, i) }
                 fn function_new(name: &str, in_names: &[String], inputs: &Self::List, out_names: &[String], outputs: &Self::List) -> Res<UniquePtr<ffi::Function>> {
                     let _g = crate::lock::guard();

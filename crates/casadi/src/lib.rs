@@ -26,6 +26,7 @@ mod generator;
 mod kind;
 mod lock;
 mod matrix;
+mod payload;
 mod sparsity;
 
 pub use error::{Error, Result};

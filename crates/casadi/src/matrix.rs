@@ -440,11 +440,15 @@ impl<K: Kind> Matrix<K> {
 impl SX {
     /// CasADi's string serialization (`SX::serialize`).
     pub fn serialize(&self) -> Result<String> {
+        let _g = crate::lock::guard();
         Ok(crate::ffi::bridge::sx_serialize(&self.inner)?)
     }
 
-    /// Reads a string written by [`SX::serialize`] (or CasADi in any language).
+    /// Reads a string written by [`SX::serialize`] (or CasADi in any language),
+    /// screened like [`Function::deserialize`](crate::Function::deserialize).
     pub fn deserialize(s: &str) -> Result<SX> {
+        crate::payload::screen(s, "serialized SX")?;
+        let _g = crate::lock::guard();
         Ok(SX::wrap(crate::ffi::bridge::sx_deserialize(s)?))
     }
 }

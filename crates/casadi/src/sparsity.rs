@@ -45,13 +45,13 @@ impl Sparsity {
     /// Number of rows.
     pub fn nrow(&self) -> usize {
         let _g = crate::lock::guard();
-        ffi::sp_nrow(&self.inner)
+        ffi::sp_nrow(&self.inner).unwrap_or_default()
     }
 
     /// Number of columns.
     pub fn ncol(&self) -> usize {
         let _g = crate::lock::guard();
-        ffi::sp_ncol(&self.inner)
+        ffi::sp_ncol(&self.inner).unwrap_or_default()
     }
 
     /// `(nrow, ncol)`.
@@ -62,7 +62,7 @@ impl Sparsity {
     /// Number of structural nonzeros.
     pub fn nnz(&self) -> usize {
         let _g = crate::lock::guard();
-        ffi::sp_nnz(&self.inner)
+        ffi::sp_nnz(&self.inner).unwrap_or_default()
     }
 
     /// `nrow · ncol`.
@@ -78,13 +78,13 @@ impl Sparsity {
     /// Column pointers of the CCS format (`ncol + 1` entries).
     pub fn colind(&self) -> Vec<usize> {
         let _g = crate::lock::guard();
-        ffi::sp_colind(&self.inner).into_iter().map(|i| i as usize).collect()
+        ffi::sp_colind(&self.inner).unwrap_or_default().into_iter().map(|i| i as usize).collect()
     }
 
     /// Row indices of the CCS format (`nnz` entries).
     pub fn row(&self) -> Vec<usize> {
         let _g = crate::lock::guard();
-        ffi::sp_row(&self.inner).into_iter().map(|i| i as usize).collect()
+        ffi::sp_row(&self.inner).unwrap_or_default().into_iter().map(|i| i as usize).collect()
     }
 
     /// `(rows, cols)` of every nonzero, in CCS (column-major) order.
@@ -126,14 +126,14 @@ impl Drop for Sparsity {
 impl Clone for Sparsity {
     fn clone(&self) -> Self {
         let _g = crate::lock::guard();
-        Self::wrap(ffi::sp_clone(&self.inner))
+        Self::wrap(crate::error::allocated(ffi::sp_clone(&self.inner)))
     }
 }
 
 impl PartialEq for Sparsity {
     fn eq(&self, other: &Self) -> bool {
         let _g = crate::lock::guard();
-        ffi::sp_equal(&self.inner, &other.inner)
+        ffi::sp_equal(&self.inner, &other.inner).unwrap_or(false)
     }
 }
 

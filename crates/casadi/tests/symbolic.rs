@@ -129,7 +129,7 @@ fn casadi_errors_are_results_not_aborts() {
     assert!(f.eval_dense(&[]).is_err());
 
     let err = Function::deserialize("this is not a serialized function").unwrap_err().to_string();
-    assert!(err.starts_with("CasADi:"), "{err}");
+    assert!(err.contains("refused serialized data"), "{err}");
     assert!(SX::deserialize("garbage").is_err());
     // Non-symbolic input to a Function.
     assert!(Function::new("bad", &[("x", &(&a * 2.0))], &[("y", &a)]).is_err());
