@@ -380,6 +380,12 @@ pub struct Solution {
     pub iterations: usize,
     /// A panic message, if an evaluation callback panicked (the solve was stopped).
     pub callback_panic: Option<String>,
+    /// The first evaluation that produced NaN or ±∞ (which function, which entry, at
+    /// which Ipopt iteration). Such an evaluation is reported to Ipopt as failed, never
+    /// passed on: Ipopt then shortens its step or, at the start point, ends with
+    /// [`ApplicationReturnStatus::InvalidNumberDetected`] and the last finite iterate.
+    #[serde(default)]
+    pub non_finite: Option<String>,
 }
 
 impl Solution {
@@ -422,6 +428,7 @@ struct Context<'a, 's> {
     structure: &'s NlpStructure,
     iterations: usize,
     panic: Option<String>,
+    non_finite: Option<String>,
 }
 
 impl Context<'_, '_> {
@@ -439,6 +446,26 @@ impl Context<'_, '_> {
                     .unwrap_or_else(|| "callback panicked".into());
                 self.panic = Some(msg);
                 fallback
+            }
+        }
+    }
+}
+
+impl Context<'_, '_> {
+    /// Passes on a successful evaluation only if every value is finite; otherwise
+    /// records the first offender and reports the evaluation as failed.
+    fn finite(&mut self, ok: bool, what: &str, values: &[f64]) -> bool {
+        if !ok {
+            return false;
+        }
+        match values.iter().position(|v| !v.is_finite()) {
+            None => true,
+            Some(i) => {
+                if self.non_finite.is_none() {
+                    self.non_finite =
+                        Some(format!("{what}: entry {i} is {} (Ipopt iteration {})", values[i], self.iterations));
+                }
+                false
             }
         }
     }
@@ -471,11 +498,11 @@ extern "C" fn eval_f(n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut c
     c.guard(false, |c| {
         let x = unsafe { slice(x, n as usize) };
         match c.cb.objective(x, new_x) {
-            Some(v) => {
+            Some(v) if c.finite(true, "objective", &[v]) => {
                 unsafe { *obj = v };
                 true
             }
-            None => false,
+            _ => false,
         }
     })
 }
@@ -484,7 +511,8 @@ extern "C" fn eval_grad_f(n: i32, x: *mut f64, new_x: bool, grad: *mut f64, ud: 
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
         let (x, g) = unsafe { (slice(x, n as usize), slice_mut(grad, n as usize)) };
-        c.cb.gradient(x, new_x, g)
+        let ok = c.cb.gradient(x, new_x, g);
+        c.finite(ok, "objective gradient", g)
     })
 }
 
@@ -492,7 +520,8 @@ extern "C" fn eval_g(n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud: 
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
         let (x, g) = unsafe { (slice(x, n as usize), slice_mut(g, m as usize)) };
-        c.cb.constraints(x, new_x, g)
+        let ok = c.cb.constraints(x, new_x, g);
+        c.finite(ok, "constraints", g)
     })
 }
 
@@ -526,7 +555,8 @@ extern "C" fn eval_jac_g(
             return true;
         }
         let (x, v) = unsafe { (slice(x, n as usize), slice_mut(values, nele as usize)) };
-        c.cb.jacobian(x, new_x, v)
+        let ok = c.cb.jacobian(x, new_x, v);
+        c.finite(ok, "constraint Jacobian", v)
     })
 }
 
@@ -552,7 +582,8 @@ extern "C" fn eval_h(
             return true;
         }
         let (x, l, v) = unsafe { (slice(x, n as usize), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
-        c.cb.hessian(x, new_x, obj_factor, l, new_lambda, v)
+        let ok = c.cb.hessian(x, new_x, obj_factor, l, new_lambda, v);
+        c.finite(ok, "Lagrangian Hessian", v)
     })
 }
 
@@ -714,7 +745,8 @@ impl IpoptSolver {
         let mut mult_g = start.mult_g.clone().unwrap_or_else(|| vec![0.0; m]);
         let mut mult_x_l = start.mult_x_l.clone().unwrap_or_else(|| vec![0.0; n]);
         let mut mult_x_u = start.mult_x_u.clone().unwrap_or_else(|| vec![0.0; n]);
-        let mut context = Context { cb: callbacks, intermediate, structure: s, iterations: 0, panic: None };
+        let mut context =
+            Context { cb: callbacks, intermediate, structure: s, iterations: 0, panic: None, non_finite: None };
         // SAFETY: all arrays have the sizes Ipopt expects; `context` outlives the call.
         let code = unsafe {
             sys::IpoptSolve(
@@ -738,6 +770,7 @@ impl IpoptSolver {
             mult_x_u,
             iterations: context.iterations,
             callback_panic: context.panic,
+            non_finite: context.non_finite,
         })
     }
 }

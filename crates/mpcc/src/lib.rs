@@ -29,7 +29,7 @@ mod result;
 mod solver;
 
 pub use error::{MpccError, Result};
-pub use options::{HomotopyOptions, LowerBounds, Relaxation, Steering};
+pub use options::{HomotopyOptions, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 pub use problem::Mpcc;
 pub use result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Timing};
 pub use solver::MpccSolver;

@@ -106,9 +106,14 @@ pub enum LowerBounds {
     Constraints,
 }
 
+/// The longest homotopy fesd plans: more NLPs than this means a κ so close to 1 (or
+/// an `n_homotopy` so large) that the solve would effectively never end.
+pub const MAX_HOMOTOPY_STEPS: usize = 1000;
+
 /// Options of the relaxation homotopy. Defaults follow nosnoc:
 /// σ_0 = 1, κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct HomotopyOptions {
     /// Initial relaxation σ_0 (default 1).
     pub sigma_0: f64,
@@ -180,6 +185,17 @@ impl HomotopyOptions {
         }
         if self.n_homotopy == Some(0) {
             return bad("n_homotopy", "must be at least 1".into());
+        }
+        let planned = self.homotopy_steps();
+        if planned > MAX_HOMOTOPY_STEPS {
+            let (name, why) = match self.n_homotopy {
+                Some(_) => ("n_homotopy", format!("{planned} NLPs")),
+                None => (
+                    "kappa",
+                    format!("kappa = {} takes {planned} NLPs from sigma_0 = {:e} to sigma_N = {:e}", self.kappa, self.sigma_0, self.sigma_final()),
+                ),
+            };
+            return bad(name, format!("{why}; at most {MAX_HOMOTOPY_STEPS} are allowed (choose a smaller kappa or a larger sigma_N)"));
         }
         Ok(())
     }

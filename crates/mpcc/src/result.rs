@@ -55,6 +55,10 @@ pub struct HomotopyStep {
     pub wall_time: f64,
     /// True if this step was a recovery retry.
     pub recovery: bool,
+    /// The first NaN/∞ met while evaluating this NLP, if any (see
+    /// [`ipopt::Solution::non_finite`]).
+    #[serde(default)]
+    pub non_finite: Option<String>,
 }
 
 /// Multipliers at the final iterate (Ipopt's sign convention: `∇f + Jᵀλ + z_U − z_L = 0`).

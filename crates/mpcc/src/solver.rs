@@ -252,7 +252,11 @@ impl MpccSolver {
                 comp_residual: eval.residual,
                 wall_time: t_step.elapsed().as_secs_f64(),
                 recovery,
+                non_finite: sol.non_finite.clone(),
             };
+            if let Some(what) = &sol.non_finite {
+                messages.push(format!("step {k}: an evaluation gave a non-finite number ({what}); it was reported to Ipopt as failed"));
+            }
             if self.opts.verbosity >= 1 {
                 Self::print_row(&row);
             }

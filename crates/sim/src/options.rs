@@ -59,6 +59,7 @@ pub enum StepEquilibration {
 
 /// Options of the FESD discretization of one interval `[0, T]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct FesdOptions {
     /// Runge–Kutta family (default Radau IIA).
     pub rk_family: RkFamily,

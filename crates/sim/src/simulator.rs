@@ -21,6 +21,7 @@ pub enum OnStepFailure {
 
 /// Options of a simulation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SimulatorOptions {
     /// The discretization of each step.
     pub fesd: FesdOptions,

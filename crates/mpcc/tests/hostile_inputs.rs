@@ -1,0 +1,111 @@
+//! Inputs that used to abort the process, run forever or be silently misread.
+
+use casadi::{Function, SX};
+use fesd_mpcc::{nosbench, HomotopyOptions, Mpcc, MpccError, MpccSolver, MpccStatus, MAX_HOMOTOPY_STEPS};
+use ipopt::ApplicationReturnStatus;
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(name)
+}
+
+/// min (w0 − 1)² + (w1 − 1)² + (w2 − 1)² s.t. g(w2) ≥ 0, 0 ≤ w0 ⊥ w1 ≥ 0, started at
+/// w = 0 (w2 is free, so Ipopt evaluates g at w2 = 0 exactly).
+fn mpcc_with_constraint(g: impl Fn(&SX) -> SX) -> Mpcc {
+    let w = SX::sym("w", 3);
+    let (a, b, c) = (w.at(0).unwrap() - 1.0, w.at(1).unwrap() - 1.0, w.at(2).unwrap() - 1.0);
+    let mut m = Mpcc::new(w.clone(), &a * &a + &b * &b + &c * &c, w.at(0).unwrap(), w.at(1).unwrap());
+    m.g = g(&w.at(2).unwrap());
+    m.lbg = vec![0.0];
+    m.ubg = vec![f64::INFINITY];
+    m
+}
+
+#[test]
+fn an_infinite_derivative_at_the_start_ends_with_invalid_number() {
+    // d/dw √w = +∞ at w = 0 (regression: SIGSEGV inside the linear solver), and
+    // d/dw √|w| = NaN there (regression: "double free or corruption").
+    for g in [|w: &SX| w.sqrt(), |w: &SX| w.abs().sqrt()] {
+        let mpcc = mpcc_with_constraint(g);
+        let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+        assert!(
+            matches!(r.status, MpccStatus::NlpFailed { ipopt_status: ApplicationReturnStatus::InvalidNumberDetected, .. }),
+            "{:?}",
+            r.status
+        );
+        assert!(r.w.iter().all(|v| v.is_finite()), "last iterate {:?}", r.w);
+        let what = r.steps[0].non_finite.as_deref().unwrap_or_default();
+        assert!(what.contains("Jacobian"), "{what}");
+        assert!(r.messages.iter().any(|m| m.contains("non-finite")), "{:?}", r.messages);
+    }
+}
+
+#[test]
+fn an_infinite_derivative_away_from_the_start_is_stepped_around() {
+    // Started at w2 = 0.5 the same problem solves: Ipopt never evaluates at w2 = 0.
+    let mut mpcc = mpcc_with_constraint(|w| w.sqrt());
+    mpcc.w0 = vec![0.0, 0.0, 0.5];
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.objective - 1.0).abs() < 1e-6, "{}", r.objective);
+}
+
+#[test]
+fn a_kappa_near_one_is_rejected_not_run_forever() {
+    let mpcc = mpcc_with_constraint(|w| w.clone());
+    let opts = HomotopyOptions { kappa: 0.999_999_999, ..Default::default() };
+    let err = MpccSolver::new(&mpcc, opts.clone()).err().unwrap();
+    assert!(matches!(err, MpccError::InvalidOption { name: "kappa", .. }), "{err}");
+    assert!(err.to_string().contains(&MAX_HOMOTOPY_STEPS.to_string()), "{err}");
+    // Also through set_options on an existing solver, and for an explicit n_homotopy.
+    let mut solver = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap();
+    assert!(solver.set_options(opts).is_err());
+    let many = HomotopyOptions { n_homotopy: Some(MAX_HOMOTOPY_STEPS + 1), ..Default::default() };
+    assert!(matches!(solver.set_options(many), Err(MpccError::InvalidOption { name: "n_homotopy", .. })));
+    // The longest plan that is allowed still validates.
+    let ok = HomotopyOptions { kappa: 0.97, ..Default::default() };
+    assert!(ok.homotopy_steps() <= MAX_HOMOTOPY_STEPS && ok.validate().is_ok());
+}
+
+#[test]
+fn options_from_json_reject_unknown_keys() {
+    let err = serde_json::from_str::<HomotopyOptions>(r#"{"comp_tolerance": 1e-6}"#).unwrap_err().to_string();
+    assert!(err.contains("comp_tolerance"), "{err}");
+    let o: HomotopyOptions = serde_json::from_str(r#"{"comp_tol": 1e-6}"#).unwrap();
+    assert_eq!(o.comp_tol, 1e-6);
+    assert_eq!(o.kappa, HomotopyOptions::default().kappa);
+}
+
+/// quadratic_cubic.json with one field replaced.
+fn with_field(field: &str, value: &str) -> String {
+    let text = std::fs::read_to_string(data("quadratic_cubic.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text.replace("-Infinity", "-1e300").replace("Infinity", "1e300")).unwrap();
+    let mut obj = v.as_object().unwrap().clone();
+    obj.insert(field.into(), serde_json::Value::String(value.into()));
+    serde_json::Value::Object(obj).to_string()
+}
+
+#[test]
+fn function_fields_holding_other_objects_are_format_errors() {
+    let x = SX::sym("x", 2);
+    let sx = x.serialize().unwrap();
+    let f = Function::new("f", &[("x", &x)], &[("y", &x.sin())]).unwrap().serialize().unwrap();
+    for field in ["G_fun", "g_fun", "augmented_objective_fun"] {
+        for payload in [sx.as_str(), &f[..f.len() / 2], "not casadi"] {
+            let err = nosbench::from_str(&with_field(field, payload)).unwrap_err();
+            assert!(matches!(err, MpccError::Format(_)), "{field}: {err}");
+            assert!(err.to_string().contains(field), "{field}: {err}");
+        }
+    }
+}
+
+#[test]
+fn files_cannot_load_native_code() {
+    let payloads: serde_json::Value =
+        serde_json::from_str(include_str!("../../casadi/tests/data/payloads.json")).unwrap();
+    for kind in ["external", "mx_calling_external", "jit_function"] {
+        let err = nosbench::from_str(&with_field("G_fun", payloads[kind].as_str().unwrap())).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("G_fun") && msg.contains("native code") || msg.contains("C compiler"), "{kind}: {msg}");
+    }
+}
