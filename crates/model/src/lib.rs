@@ -9,6 +9,8 @@
 
 mod dcs;
 mod model;
+mod partition;
 
 pub use dcs::{DcsOptions, EquilibrationGroup, Representation, StageAlgebra};
 pub use model::{ModelError, PssModel, RegionSet, Regions, Subsystem};
+pub use partition::MAX_ENUMERATED_SWITCHING_FUNCTIONS;

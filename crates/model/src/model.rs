@@ -116,12 +116,53 @@ pub enum ModelError {
         /// Switching functions.
         n_c: usize,
     },
+    /// The regions do not partition the sign patterns of c: a pattern lies in no
+    /// region or in several.
+    #[error("subsystem {subsystem}: the regions are not a partition: the sign pattern {pattern} lies in {}", in_regions(regions))]
+    NotAPartition {
+        /// Subsystem index.
+        subsystem: usize,
+        /// The sign pattern, e.g. `(c_0 > 0, c_1 < 0)`.
+        pattern: String,
+        /// Regions containing it (empty: none).
+        regions: Vec<usize>,
+    },
+    /// Region sets that partition the sign patterns, but whose θ do not sum to one
+    /// inside `(0, 1)^{n_c}` (on sliding modes): the operands of an `Intersection` or
+    /// `Union` share a switching function.
+    #[error("subsystem {subsystem}: the θ of the region sets sum to {sum} (not 1) at α = {alpha:?}, i.e. on sliding modes; \
+             the operands of an Intersection or Union share a switching function: write each region as a union of disjoint pieces")]
+    ThetaSum {
+        /// Subsystem index.
+        subsystem: usize,
+        /// The interior point.
+        alpha: Vec<f64>,
+        /// Σθ there.
+        sum: f64,
+    },
+    /// A region set contains an `Intersection` or `Union` of nothing (the whole space
+    /// or the empty set): never what was meant.
+    #[error("subsystem {subsystem}: region {region} contains an empty Intersection or Union")]
+    EmptySetOperation {
+        /// Subsystem index.
+        subsystem: usize,
+        /// Region index.
+        region: usize,
+    },
     /// Stewart's representation needs a sign matrix or indicator functions.
     #[error("subsystem {subsystem}: regions given as set expressions need the Step representation or indicator functions")]
     StewartNeedsIndicators {
         /// Subsystem index.
         subsystem: usize,
     },
+}
+
+fn in_regions(regions: &[usize]) -> String {
+    match regions {
+        [] => "no region".into(),
+        [r] => format!("region {r} only"),
+        _ => format!("regions {regions:?} at once"),
+    }
 }
 
 /// A region built from the basic sets `{x : c_j(x) > 0}` ([STEP] Table I).
@@ -275,7 +316,9 @@ impl PssModel {
         self.x.nrow()
     }
 
-    /// Checks every shape and sign-matrix rule; the first violation is the error.
+    /// Checks every shape and sign-matrix rule, and that the regions of every
+    /// subsystem partition the sign patterns of its switching functions (each pattern
+    /// in exactly one region); the first violation is the error.
     pub fn validate(&self) -> Result<(), ModelError> {
         for (what, v) in [("x", &self.x), ("u", &self.u), ("p", &self.p)] {
             if (v.ncol() != 1 && v.numel() != 0) || (v.numel() > 0 && !v.is_symbolic()) {
@@ -319,6 +362,9 @@ impl PssModel {
                         if j >= n_c {
                             return Err(ModelError::RegionSetIndex { subsystem: k, region: i, index: j, n_c });
                         }
+                        if r.has_empty_operation() {
+                            return Err(ModelError::EmptySetOperation { subsystem: k, region: i });
+                        }
                     }
                 }
             }
@@ -335,7 +381,26 @@ impl PssModel {
                     return Err(ModelError::IndicatorShape { subsystem: k, got: g.numel(), n_f: sub.n_f() });
                 }
             }
+            let defect = match &sub.regions {
+                Regions::SignMatrix(s) => crate::partition::check_sign_matrix(s, n_c),
+                Regions::Sets(sets) => crate::partition::check_sets(sets, n_c),
+            };
+            not_a_partition(k, defect)?;
+            if let Regions::Sets(sets) = &sub.regions {
+                if let Some((alpha, sum)) = crate::partition::theta_sum_defect(sets, n_c) {
+                    return Err(ModelError::ThetaSum { subsystem: k, alpha, sum });
+                }
+            }
         }
         Ok(())
+    }
+}
+
+fn not_a_partition(subsystem: usize, defect: Option<crate::partition::PartitionDefect>) -> Result<(), ModelError> {
+    match defect {
+        None => Ok(()),
+        Some(d) => {
+            Err(ModelError::NotAPartition { subsystem, pattern: crate::partition::describe(&d.pattern), regions: d.regions })
+        }
     }
 }

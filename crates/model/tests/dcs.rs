@@ -79,19 +79,35 @@ proptest! {
 
 #[test]
 fn lifting_gives_the_same_theta_at_consistent_beta() {
-    let s = vec![vec![1, 1, 1], vec![-1, 1, -1]];
+    // All eight sign patterns of three switching functions, the first two rows
+    // (+, +, +) and (−, +, −).
+    let mut s = vec![vec![1, 1, 1], vec![-1, 1, -1]];
+    for m in 0..8 {
+        let row: Vec<i8> = (0..3).map(|j| if m >> j & 1 == 1 { 1 } else { -1 }).collect();
+        if !s.contains(&row) {
+            s.push(row);
+        }
+    }
     let x = SX::sym("x", 3);
-    let f = vec![SX::ones(3, 1), SX::zeros(3, 1)];
-    let model = PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), s, f));
+    let f: Vec<SX> = (0..8).map(|i| SX::constant(3, 1, i as f64)).collect();
+    let model = PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), s.clone(), f));
     let lifted = StageAlgebra::new(&model, &DcsOptions { representation: Representation::Step, lift_products: true }).unwrap();
-    assert_eq!(lifted.n_z(), 9 + 4);
-    // α = (0.2, 0.5, 0.7): β of row 0 = (0.1, 0.07), row 1 = (0.4, 0.12).
-    let z = [0.2, 0.5, 0.7, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.07, 0.4, 0.12];
+    assert_eq!(lifted.n_z(), 9 + 2 * 8);
+    // α = (0.2, 0.5, 0.7); each row's β are its partial products, e.g. row 0:
+    // (0.1, 0.07), row 1: (0.4, 0.12).
+    let alpha = [0.2, 0.5, 0.7];
+    let factor = |sign: i8, a: f64| if sign == 1 { a } else { 1.0 - a };
+    let mut z = vec![0.2, 0.5, 0.7, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    for row in &s {
+        let b1 = factor(row[0], alpha[0]) * factor(row[1], alpha[1]);
+        z.extend([b1, b1 * factor(row[2], alpha[2])]);
+    }
     let g = Function::new("g", &[("x", &x), ("z", &lifted.z)], &[("eqs", &lifted.equations), ("theta", &lifted.theta)]).unwrap();
     let out = g.eval_dense(&[&[0.0; 3], &z]).unwrap();
-    // Equations: c − λp + λn (3 zeros at x = 0) then the 4 lifting equations.
+    // Equations: c − λp + λn (3 zeros at x = 0) then the lifting equations.
     assert!(out[0].iter().all(|v| v.abs() < 1e-15), "{:?}", out[0]);
     assert!((out[1][0] - 0.07).abs() < 1e-15 && (out[1][1] - 0.12).abs() < 1e-15);
+    assert!((out[1].iter().sum::<f64>() - 1.0).abs() < 1e-14);
 }
 
 #[test]
@@ -141,7 +157,7 @@ fn bad_models_are_typed_errors() {
     assert!(matches!(e, ModelError::SwitchingFunctionShape { .. }));
     let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(c.clone(), vec![RegionSet::Positive(3)], vec![SX::zeros(2, 1)])));
     assert!(matches!(e, ModelError::RegionSetIndex { index: 3, .. }));
-    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(c.clone(), vec![RegionSet::Positive(0)], vec![SX::zeros(2, 1)])));
+    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(c.clone(), vec![RegionSet::Positive(0), RegionSet::negative(0)], f())));
     assert!(matches!(e, ModelError::StewartNeedsIndicators { .. }));
     let e = check(PssModel::new(&x * 2.0).with_subsystem(Subsystem::new(c.clone(), vec![vec![1], vec![-1]], f())));
     assert!(matches!(e, ModelError::NotSymbolic { what: "x" }));
