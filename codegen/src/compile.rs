@@ -1,13 +1,21 @@
-//! Compiling generated C into shared objects, cached on disk.
+//! Compiling generated C into shared objects, cached on disk and verified on load.
+//!
+//! An entry `<cache>/<module>-<key>/` holds `lib<module>.so` and its SHA-256 in
+//! `lib<module>.so.sha256`, written (and synced) before the object is renamed into
+//! place. The key hashes the C source, the compiler command and its flags, so finding
+//! an entry runs no program: a cached kernel loads without a C compiler. Before an
+//! object is loaded its hash is checked; a truncated or altered object is deleted and
+//! rebuilt (or, if it cannot be deleted, reported with its path).
 
 use crate::context::GeneratedSource;
 use crate::error::{io_err, CodegenError, Result};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Optimization level passed to the C compiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -24,26 +32,32 @@ pub enum OptLevel {
 }
 
 impl OptLevel {
-    fn as_u32(self) -> u32 {
+    fn flag(self) -> &'static str {
         match self {
-            OptLevel::O0 => 0,
-            OptLevel::O1 => 1,
-            OptLevel::O2 => 2,
-            OptLevel::O3 => 3,
+            OptLevel::O0 => "-O0",
+            OptLevel::O1 => "-O1",
+            OptLevel::O2 => "-O2",
+            OptLevel::O3 => "-O3",
         }
     }
 }
 
+/// The compile timeout when none is given: `$FESD_CC_TIMEOUT` seconds, else this.
+pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// How generated C is compiled at run time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompileOptions {
-    /// Where compiled objects are cached; default `$FESD_KERNEL_CACHE`, else
-    /// `<fesd cache>/kernels` (see `casadi_sdk::cache_root`).
+    /// Where compiled objects are cached; default `$FESD_KERNEL_CACHE` (if set and not
+    /// empty), else `<fesd cache>/kernels` (see `casadi_sdk::cache_root`).
     pub cache_dir: Option<PathBuf>,
     /// Optimization level (default `-O2`).
     pub opt_level: OptLevel,
     /// Extra compiler flags, appended after ours (part of the cache key).
     pub extra_flags: Vec<String>,
+    /// Longest one compiler run may take before it is killed (default
+    /// `$FESD_CC_TIMEOUT` seconds, else [`DEFAULT_COMPILE_TIMEOUT`]).
+    pub timeout: Option<Duration>,
 }
 
 impl CompileOptions {
@@ -52,10 +66,21 @@ impl CompileOptions {
         if let Some(d) = &self.cache_dir {
             return d.clone();
         }
-        if let Some(d) = std::env::var_os("FESD_KERNEL_CACHE") {
-            return PathBuf::from(d);
+        match std::env::var_os("FESD_KERNEL_CACHE") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => casadi_sdk::cache_root().join("kernels"),
         }
-        casadi_sdk::cache_root().join("kernels")
+    }
+
+    fn resolved_timeout(&self) -> Duration {
+        self.timeout.unwrap_or_else(|| {
+            std::env::var("FESD_CC_TIMEOUT")
+                .ok()
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map(Duration::from_secs_f64)
+                .unwrap_or(DEFAULT_COMPILE_TIMEOUT)
+        })
     }
 }
 
@@ -66,97 +91,161 @@ pub fn compiler_runs() -> usize {
     COMPILER_RUNS.load(Ordering::SeqCst)
 }
 
-struct Compiler {
-    command: Command,
-    identity: String,
+/// The compiler command: `$CC` (split on whitespace, e.g. `ccache gcc`) or `cc`,
+/// then our flags. Nothing is run to find it.
+fn compiler_command(opts: &CompileOptions) -> Vec<String> {
+    let mut cmd: Vec<String> = match std::env::var("CC") {
+        Ok(cc) if !cc.trim().is_empty() => cc.split_whitespace().map(String::from).collect(),
+        _ => vec!["cc".to_string()],
+    };
+    cmd.extend([opts.opt_level.flag(), "-fPIC", "-shared"].map(String::from));
+    cmd.extend(opts.extra_flags.iter().cloned());
+    cmd
 }
 
-fn compiler(opts: &CompileOptions) -> Result<Compiler> {
-    let target = env!("FESD_CODEGEN_TARGET");
-    let host = env!("FESD_CODEGEN_HOST");
-    let mut build = cc::Build::new();
-    build
-        .target(target)
-        .host(host)
-        .opt_level(opts.opt_level.as_u32())
-        .debug(false)
-        .pic(true)
-        .warnings(false)
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .emit_rerun_if_env_changed(false);
-    for f in &opts.extra_flags {
-        build.flag(f);
-    }
-    let tool = build.try_get_compiler().map_err(|e| CodegenError::NoCompiler(e.to_string()))?;
-    let version = compiler_version(tool.path())?;
-    let args: Vec<String> = tool.args().iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let identity = format!("{}|{}|{}", tool.path().display(), version, args.join(" "));
-    Ok(Compiler { command: tool.to_command(), identity })
-}
-
-/// `<compiler> --version`, queried once per compiler per process.
-fn compiler_version(path: &Path) -> Result<String> {
-    static VERSIONS: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
-    let map = VERSIONS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(v) = map.get(path) {
-        return Ok(v.clone());
-    }
-    let out = Command::new(path)
-        .arg("--version")
-        .output()
-        .map_err(|e| CodegenError::NoCompiler(format!("{}: {e}", path.display())))?;
-    let v = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
-    map.insert(path.to_path_buf(), v.clone());
-    Ok(v)
-}
-
-fn cache_key(src: &GeneratedSource, compiler_identity: &str) -> String {
+fn cache_key(src: &GeneratedSource, command: &[String]) -> String {
     let mut h = Sha256::new();
-    h.update(b"fesd-codegen-v1\0");
+    h.update(b"fesd-codegen-v2\0");
     h.update(casadi::CASADI_VERSION.as_bytes());
     h.update(b"\0");
-    h.update(compiler_identity.as_bytes());
+    h.update(env!("FESD_CODEGEN_TARGET").as_bytes());
+    h.update(b"\0");
+    h.update(command.join("\x1f").as_bytes());
     h.update(b"\0");
     h.update(src.c_source.as_bytes());
-    let digest = h.finalize();
-    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+    hex(&h.finalize()[..12])
 }
 
-/// Compiles `src` into `<cache>/<module>-<hash>/lib<module>.so` unless it is there.
-/// Returns the path and whether the cache was hit.
-pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Result<(PathBuf, bool)> {
-    let Compiler { mut command, identity } = compiler(opts)?;
-    let key = cache_key(src, &identity);
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn file_sha256(path: &Path) -> std::io::Result<String> {
+    let mut h = Sha256::new();
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
+/// What the cache had for a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CacheOutcome {
+    /// A verified object was found; nothing was compiled.
+    Hit,
+    /// Not cached: compiled now.
+    Compiled,
+    /// A cached object failed verification (the reason), was deleted and rebuilt.
+    Rebuilt(String),
+}
+
+/// Checks a cached object against its recorded hash: `Ok(None)` if absent,
+/// `Ok(Some(()))` if intact, `Err(reason)` if damaged.
+fn verify(lib: &Path, manifest: &Path) -> std::result::Result<Option<()>, String> {
+    if !lib.exists() {
+        return Ok(None);
+    }
+    let recorded = std::fs::read_to_string(manifest).map_err(|e| format!("no recorded hash ({e})"))?;
+    let actual = file_sha256(lib).map_err(|e| format!("unreadable ({e})"))?;
+    if recorded.trim() != actual {
+        return Err(format!("content hash {actual} differs from the recorded {}", recorded.trim()));
+    }
+    Ok(Some(()))
+}
+
+/// Compiles `src` into `<cache>/<module>-<key>/lib<module>.so` unless a verified copy
+/// is there. Returns the path and what the cache had.
+pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Result<(PathBuf, CacheOutcome)> {
+    let command = compiler_command(opts);
+    let key = cache_key(src, &command);
     let dir = opts.resolved_cache_dir().join(format!("{}-{key}", src.module));
+    std::fs::create_dir_all(&dir).map_err(io_err("creating", &dir))?;
     let lib = dir.join(format!("lib{}.so", src.module));
-    if lib.is_file() {
-        return Ok((lib, true));
-    }
-    let c_file = src.write_to(&dir)?;
-    // Compile to a private name, then rename: concurrent processes never see a partial object.
-    static TMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let unique = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".lib{}.so.{}-{unique}.tmp", src.module, std::process::id()));
-    command.arg("-shared").arg("-o").arg(&tmp).arg(&c_file);
-    COMPILER_RUNS.fetch_add(1, Ordering::SeqCst);
-    let out = command
-        .output()
-        .map_err(|e| CodegenError::NoCompiler(format!("could not run the C compiler: {e}")))?;
-    if !out.status.success() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(CodegenError::CompileFailed {
-            source_file: c_file,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
-    }
-    // Another thread or process may have finished the same object first; both are identical.
-    if let Err(e) = std::fs::rename(&tmp, &lib) {
-        let _ = std::fs::remove_file(&tmp);
-        if !lib.is_file() {
-            return Err(io_err("renaming into", &lib)(e));
+    let manifest = dir.join(format!("lib{}.so.sha256", src.module));
+    // One process at a time checks or fills an entry.
+    let lock_path = dir.join(".lock");
+    let lock = File::create(&lock_path).map_err(io_err("creating", &lock_path))?;
+    lock.lock().map_err(io_err("locking", &lock_path))?;
+    let mut outcome = CacheOutcome::Compiled;
+    match verify(&lib, &manifest) {
+        Ok(Some(())) => return Ok((lib, CacheOutcome::Hit)),
+        Ok(None) => {}
+        Err(reason) => {
+            std::fs::remove_file(&lib).map_err(|e| CodegenError::CorruptCache {
+                path: lib.clone(),
+                reason: format!("{reason}; deleting it failed ({e}): delete the directory {} by hand", dir.display()),
+            })?;
+            let _ = std::fs::remove_file(&manifest);
+            outcome = CacheOutcome::Rebuilt(reason);
         }
     }
-    Ok((lib, false))
+    let c_file = src.write_to(&dir)?;
+    let tmp = dir.join(format!(".lib{}.so.{}.tmp", src.module, std::process::id()));
+    run_compiler(&command, &c_file, &tmp, opts.resolved_timeout())?;
+    let publish = || -> std::io::Result<()> {
+        File::open(&tmp)?.sync_all()?;
+        let digest = file_sha256(&tmp)?;
+        let tmp_manifest = tmp.with_extension("sha256");
+        let mut m = File::create(&tmp_manifest)?;
+        m.write_all(digest.as_bytes())?;
+        m.sync_all()?;
+        std::fs::rename(&tmp_manifest, &manifest)?;
+        std::fs::rename(&tmp, &lib)?;
+        File::open(&dir)?.sync_all()
+    };
+    publish().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err("publishing into", &lib)(e)
+    })?;
+    Ok((lib, outcome))
+}
+
+/// Runs the compiler on `c_file` into `out`, killing it after `timeout`.
+fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration) -> Result<()> {
+    COMPILER_RUNS.fetch_add(1, Ordering::SeqCst);
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .arg("-o")
+        .arg(out)
+        .arg(c_file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| CodegenError::NoCompiler(format!("could not run `{}`: {e} (set CC to a C compiler)", command[0])))?;
+    // Drain stderr on a thread so a chatty compiler cannot block on a full pipe.
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_string(&mut text);
+        }
+        text
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() >= timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = std::fs::remove_file(out);
+                return Err(CodegenError::CompileTimeout { command: command.join(" "), seconds: timeout.as_secs_f64() });
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(CodegenError::NoCompiler(format!("waiting for `{}`: {e}", command[0]))),
+        }
+    };
+    let stderr = reader.join().unwrap_or_default();
+    if !status.success() {
+        let _ = std::fs::remove_file(out);
+        return Err(CodegenError::CompileFailed { source_file: c_file.to_path_buf(), stderr });
+    }
+    Ok(())
 }

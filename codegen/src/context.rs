@@ -95,8 +95,8 @@ impl CodegenContext {
 impl GeneratedSource {
     /// Compiles into a shared object (or reuses a cached one) and loads it.
     pub fn compile(&self, opts: &CompileOptions) -> Result<KernelLibrary> {
-        let (path, cache_hit) = compile_shared(self, opts)?;
-        KernelLibrary::open(&path, self, cache_hit)
+        let (path, outcome) = compile_shared(self, opts)?;
+        KernelLibrary::open(&path, self, outcome)
     }
 
     /// Writes `<dir>/<module>.c` and `<dir>/<module>.h`; returns the `.c` path.

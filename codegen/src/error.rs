@@ -27,6 +27,22 @@ pub enum CodegenError {
         /// What the compiler printed.
         stderr: String,
     },
+    /// The compiler ran longer than the timeout and was killed.
+    #[error("the C compiler (`{command}`) did not finish within {seconds} s and was stopped (raise CompileOptions::timeout or FESD_CC_TIMEOUT)")]
+    CompileTimeout {
+        /// The command line.
+        command: String,
+        /// The timeout.
+        seconds: f64,
+    },
+    /// A cached kernel object failed verification and could not be replaced.
+    #[error("damaged kernel cache entry {path}: {reason}")]
+    CorruptCache {
+        /// The cached object.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
     /// A file operation failed.
     #[error("{action} {path}: {err}")]
     Io {

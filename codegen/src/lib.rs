@@ -4,7 +4,7 @@
 //! [`casadi::Function`] of a model (objective, constraints, Jacobians, Hessians …),
 //! renders them into one C translation unit with CasADi's code generator
 //! ([`CodegenContext::render`]), and [`GeneratedSource::compile`] turns that into a
-//! shared object, compiled with the C compiler the `cc` crate finds. Compiled objects
+//! shared object, compiled with `$CC` (default `cc`). Compiled objects
 //! are cached on disk under a hash of the source, the compiler and its flags, so the
 //! second run of the same model compiles nothing ([`KernelLibrary::cache_hit`]).
 //! A loaded [`KernelLibrary`] hands out [`Kernel`]s: typed handles with preallocated
@@ -20,7 +20,7 @@ mod library;
 
 pub mod build_support;
 
-pub use compile::{compiler_runs, CompileOptions, OptLevel};
+pub use compile::{compiler_runs, CompileOptions, OptLevel, DEFAULT_COMPILE_TIMEOUT};
 pub use context::{CodegenContext, GeneratedSource};
 pub use error::{CodegenError, Result};
 pub use library::{Ccs, Kernel, KernelLibrary};

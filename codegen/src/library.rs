@@ -1,5 +1,6 @@
 //! Loaded kernel libraries and calls into generated functions.
 
+use crate::compile::CacheOutcome;
 use crate::context::GeneratedSource;
 use crate::error::{CodegenError, Result};
 use std::ffi::c_int;
@@ -70,16 +71,16 @@ impl Ccs {
 pub struct KernelLibrary {
     lib: Arc<libloading::Library>,
     path: PathBuf,
-    cache_hit: bool,
+    outcome: CacheOutcome,
     kernels: Vec<String>,
 }
 
 impl KernelLibrary {
-    pub(crate) fn open(path: &Path, src: &GeneratedSource, cache_hit: bool) -> Result<KernelLibrary> {
+    pub(crate) fn open(path: &Path, src: &GeneratedSource, outcome: CacheOutcome) -> Result<KernelLibrary> {
         // SAFETY: the library is code we generated; its initializers are CasADi's (none).
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| CodegenError::Load { path: path.to_path_buf(), message: e.to_string() })?;
-        let this = KernelLibrary { lib: Arc::new(lib), path: path.to_path_buf(), cache_hit, kernels: src.kernels.clone() };
+        let this = KernelLibrary { lib: Arc::new(lib), path: path.to_path_buf(), outcome, kernels: src.kernels.clone() };
         let int_size: SizeFn = this.symbol(&format!("{}_casadi_int_size", src.module))?;
         let real_size: SizeFn = this.symbol(&format!("{}_casadi_real_size", src.module))?;
         // SAFETY: both are `int f(void)` in the generated code.
@@ -107,7 +108,15 @@ impl KernelLibrary {
 
     /// True if the object came from the on-disk cache (no compiler run).
     pub fn cache_hit(&self) -> bool {
-        self.cache_hit
+        self.outcome == CacheOutcome::Hit
+    }
+
+    /// Why a cached object was rebuilt (it failed verification), if it was.
+    pub fn rebuilt_because(&self) -> Option<&str> {
+        match &self.outcome {
+            CacheOutcome::Rebuilt(reason) => Some(reason),
+            _ => None,
+        }
     }
 
     /// Names of the kernels in this library.
