@@ -161,6 +161,15 @@ impl ButcherTableau {
         (self.c[self.n_s() - 1] - 1.0).abs() < 1e-14
     }
 
+    /// True if the last row of `A` equals `b` (and so `c_s = 1`): the last stage value
+    /// *is* the step's end value `x_n + h Σ b_j k_j` (Radau IIA, Lobatto IIIA and IIIC;
+    /// not Lobatto IIIB or explicit RK4, whose last stage lies at `c = 1` but at
+    /// another state).
+    pub fn is_stiffly_accurate(&self) -> bool {
+        let s = self.n_s();
+        self.last_stage_is_endpoint() && self.a[s - 1].iter().zip(&self.b).all(|(a, b)| (a - b).abs() < 1e-14)
+    }
+
     /// True if `A` is strictly lower triangular.
     pub fn is_explicit(&self) -> bool {
         (0..self.n_s()).all(|i| (i..self.n_s()).all(|j| self.a[i][j] == 0.0))

@@ -166,4 +166,16 @@ fn stage_counts_out_of_range_are_errors() {
     assert!(e.to_string().contains("n_s = 5"));
     assert!(ButcherTableau::new(RkFamily::RadauIIA, 3).unwrap().last_stage_is_endpoint());
     assert!(!ButcherTableau::new(RkFamily::GaussLegendre, 3).unwrap().last_stage_is_endpoint());
+    // Stiffly accurate (last row of A = b): Radau IIA, Lobatto IIIA/IIIC; not IIIB or RK4.
+    for (family, n_s, expect) in [
+        (RkFamily::RadauIIA, 2, true),
+        (RkFamily::LobattoIIIA, 3, true),
+        (RkFamily::LobattoIIIC, 2, true),
+        (RkFamily::LobattoIIIB, 2, false),
+        (RkFamily::Explicit, 4, false),
+        (RkFamily::GaussLegendre, 2, false),
+    ] {
+        let t = ButcherTableau::new(family, n_s).unwrap();
+        assert_eq!(t.is_stiffly_accurate(), expect, "{family:?} {n_s}");
+    }
 }

@@ -133,7 +133,9 @@ impl FesdInterval {
         let dual_fn = alg.dual_at_state_function(model, "fesd_dual_at_state")?;
         let (n_x, n_z, n_comp, n_theta) = (model.n_x(), alg.n_z(), alg.n_comp(), alg.theta.nrow());
         let (n_fe, n_s) = (opts.n_fe, tableau.n_s());
-        let end_point = !tableau.last_stage_is_endpoint();
+        // The DCS algebra must hold at the element's end state. Only for stiffly
+        // accurate tableaus is that state a stage; otherwise it gets its own point.
+        let end_point = !tableau.is_stiffly_accurate();
         let n_pts = n_s + usize::from(end_point);
         let tau_nom = 1.0 / n_fe as f64;
 

@@ -123,3 +123,25 @@ fn stewart_and_step_give_the_same_trajectory() {
         assert!((xa[0] - xb[0]).abs() <= 1e-7 && (xa[1] - xb[1]).abs() <= 1e-7);
     }
 }
+
+#[test]
+fn every_rk_family_and_stage_count_finds_the_switch_at_one_third() {
+    // ẋ ∈ 2 − sign(x), x(0) = −1: constant dynamics on each side, which every
+    // consistent RK scheme integrates exactly, so the switch must land at 1/3.
+    // Regression: Lobatto IIIB (last stage at c = 1 but not the end state) put it at
+    // 0.3927 (Stewart) / 0.4049 (Step) and reported success.
+    let t_end = std::f64::consts::FRAC_PI_4;
+    for family in RkFamily::ALL {
+        let (lo, hi) = family.stage_range();
+        for n_s in lo.max(1)..=hi.min(4) {
+            for representation in [Representation::Stewart, Representation::Step] {
+                let scheme = Scheme { irk: IrkRepresentation::Integral, family, representation, cross: CrossComplementarity::default() };
+                let r = simulate(&models::scalar_switch(3.0, 1.0), scheme, n_s, 2, t_end / 3.0, 3, &[-1.0]);
+                let what = format!("{} n_s = {n_s} {representation:?}", family.name());
+                assert_eq!(r.switch_times.len(), 1, "{what}: {:?}", r.switch_times);
+                assert!((r.switch_times[0] - 1.0 / 3.0).abs() <= 1e-8, "{what}: switch at {}", r.switch_times[0]);
+                assert!((r.x_final()[0] - (t_end - 1.0 / 3.0)).abs() <= 1e-7, "{what}: x(T) = {}", r.x_final()[0]);
+            }
+        }
+    }
+}
