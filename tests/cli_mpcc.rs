@@ -111,3 +111,36 @@ fn bad_inputs_exit_with_status_2_and_a_message() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no_such_option"), "{stderr}");
 }
+
+#[test]
+fn json_output_is_only_json_even_with_solver_output() {
+    let file = data("quadratic_cubic.json");
+    // -vv: the homotopy table and Ipopt's iteration log; both must go to stderr.
+    let (code, stdout, stderr) = fesd(&["mpcc", path_str(&file), "--json", "-vv"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{stdout}"));
+    assert_eq!(report["status"], "converged");
+    assert!(stderr.contains("Ipopt"), "Ipopt's log should be on stderr:\n{stderr}");
+    // An option Ipopt rejects: nothing on stdout, the message on stderr, exit 2.
+    let (code, stdout, stderr) = fesd(&["mpcc", path_str(&file), "--json", "--ipopt", "no_such_option=3"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty(), "stdout: {stdout}");
+    assert!(stderr.contains("no_such_option"), "{stderr}");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fesd"))
+        .args(["mpcc", path_str(&data("quadratic_cubic.json")), "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end at once, like `| head -c0`.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

@@ -8,6 +8,7 @@
 use clap::{Parser, Subcommand};
 use fesd::ipopt::OptionValue;
 use fesd::mpcc::{nosbench, HomotopyOptions, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -64,7 +65,8 @@ struct MpccArgs {
     /// Ipopt option as key=value (repeatable), e.g. --ipopt max_iter=500.
     #[arg(long = "ipopt", value_parser = parse_key_value)]
     ipopt: Vec<(String, String)>,
-    /// Print a JSON report instead of the summary line.
+    /// Print a JSON report instead of the summary line; stdout then holds only the
+    /// JSON (the homotopy table and Ipopt's own output go to stderr).
     #[arg(long)]
     json: bool,
     /// -v: homotopy table; -vv: also Ipopt's output.
@@ -92,7 +94,62 @@ fn main() -> ExitCode {
     }
 }
 
+/// While alive, file descriptor 1 points at stderr, so that everything the solver
+/// stack prints (Ipopt's messages and iteration log, our homotopy table) stays off
+/// stdout; [`StdoutToStderr::restore`] flushes C's buffers and puts stdout back.
+struct StdoutToStderr {
+    #[cfg(unix)]
+    saved: Option<i32>,
+}
+
+impl StdoutToStderr {
+    fn new(active: bool) -> Self {
+        #[cfg(unix)]
+        {
+            let _ = std::io::stdout().flush();
+            // SAFETY: plain descriptor calls; on failure the redirection is skipped.
+            let saved = active.then(|| unsafe { libc::dup(1) }).filter(|&fd| fd >= 0);
+            if saved.is_some() && unsafe { libc::dup2(2, 1) } < 0 {
+                return StdoutToStderr { saved: None };
+            }
+            StdoutToStderr { saved }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = active;
+            StdoutToStderr {}
+        }
+    }
+
+    fn restore(self) {}
+}
+
+impl Drop for StdoutToStderr {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(fd) = self.saved.take() {
+            let _ = std::io::stdout().flush();
+            // SAFETY: flush every C stream (Ipopt prints through stdio), then restore.
+            unsafe {
+                libc::fflush(std::ptr::null_mut());
+                libc::dup2(fd, 1);
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+/// Writes to stdout; a closed stdout (`fesd … | head -c1`) is not an error.
+fn emit(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
+    let redirect = StdoutToStderr::new(args.json);
     let mut mpcc = nosbench::read_file(&args.file)?;
     if let Some(p0) = &args.p0 {
         mpcc.p0 = p0.clone();
@@ -108,17 +165,18 @@ fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
         lower_bounds: if args.lower_bounds_as_constraints { LowerBounds::Constraints } else { LowerBounds::Bounds },
         warm_start_duals: args.warm_start_duals,
         max_recoveries: args.max_recoveries,
-        verbosity: if args.json { 0 } else { args.verbose },
+        verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
     };
     let mut solver = MpccSolver::new(&mpcc, opts)?;
     let result = solver.solve();
+    redirect.restore();
     let name = args.file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report(&name, &result, solver.build_time().as_secs_f64()))?);
+        emit(&format!("{}\n", serde_json::to_string_pretty(&report(&name, &result, solver.build_time().as_secs_f64()))?))?;
     } else {
-        println!(
-            "{name}: {} f = {:.10e} comp_res = {:.3e} steps = {} ipopt_iterations = {} time = {:.4} s (ipopt {:.4} s, kernels {:.4} s, own {:.4} s; build {:.3} s)",
+        let mut text = format!(
+            "{name}: {} f = {:.10e} comp_res = {:.3e} steps = {} ipopt_iterations = {} time = {:.4} s (ipopt {:.4} s, kernels {:.4} s, own {:.4} s; build {:.3} s)\n",
             result.status.name(),
             result.objective,
             result.comp_residual,
@@ -131,8 +189,9 @@ fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
             solver.build_time().as_secs_f64()
         );
         for m in &result.messages {
-            println!("  note: {m}");
+            text.push_str(&format!("  note: {m}\n"));
         }
+        emit(&text)?;
     }
     Ok(result.status.is_converged())
 }
