@@ -54,7 +54,11 @@ impl Ccs {
     unsafe fn from_compressed(p: *const CInt) -> Ccs {
         let nrow = *p as usize;
         let ncol = *p.add(1) as usize;
-        if *p.add(2) == 1 && !(ncol == 0 && nrow == 0) {
+        if ncol == 0 {
+            // No columns: `[nrow, 0, colind_0]` with colind_0 either 0 or the dense flag 1.
+            return Ccs { nrow, ncol, colind: vec![0], row: vec![] };
+        }
+        if *p.add(2) == 1 {
             // Dense shorthand.
             let colind = (0..=ncol).map(|c| c * nrow).collect();
             let row = (0..ncol).flat_map(|_| 0..nrow).collect();

@@ -147,6 +147,7 @@ std::unique_ptr<Function> m_fn_new(rust::Str name, rust::Slice<const rust::Strin
   size_t P##_ncol(const M& a) { return size_t(a.size2()); }                                                \
   size_t P##_nnz(const M& a) { return size_t(a.nnz()); }                                                   \
   bool P##_is_symbolic(const M& a) { return a.is_valid_input(); }                                          \
+  bool P##_is_constant(const M& a) { return a.is_constant(); }                                             \
   size_t P##_n_nodes(const M& a) { return size_t(M::n_nodes(a)); }                                                 \
   rust::String P##_to_string(const M& a) { return rust::String(a.get_str()); }                             \
   std::unique_ptr<Sparsity> P##_sparsity(const M& a) { return std::make_unique<Sparsity>(a.sparsity()); }  \

@@ -34,6 +34,7 @@ struct MXVec {
   size_t P##_ncol(const M& a);                                                                        \
   size_t P##_nnz(const M& a);                                                                         \
   bool P##_is_symbolic(const M& a);                                                                   \
+  bool P##_is_constant(const M& a);                                                                   \
   size_t P##_n_nodes(const M& a);                                                                     \
   rust::String P##_to_string(const M& a);                                                             \
   std::unique_ptr<Sparsity> P##_sparsity(const M& a);                                                 \

@@ -64,6 +64,7 @@ pub(crate) mod bridge {
         fn sx_ncol(a: &SX) -> Result<usize>;
         fn sx_nnz(a: &SX) -> Result<usize>;
         fn sx_is_symbolic(a: &SX) -> Result<bool>;
+        fn sx_is_constant(a: &SX) -> Result<bool>;
         fn sx_n_nodes(a: &SX) -> Result<usize>;
         fn sx_to_string(a: &SX) -> Result<String>;
         fn sx_sparsity(a: &SX) -> Result<UniquePtr<Sparsity>>;
@@ -105,6 +106,7 @@ pub(crate) mod bridge {
         fn mx_ncol(a: &MX) -> Result<usize>;
         fn mx_nnz(a: &MX) -> Result<usize>;
         fn mx_is_symbolic(a: &MX) -> Result<bool>;
+        fn mx_is_constant(a: &MX) -> Result<bool>;
         fn mx_n_nodes(a: &MX) -> Result<usize>;
         fn mx_to_string(a: &MX) -> Result<String>;
         fn mx_sparsity(a: &MX) -> Result<UniquePtr<Sparsity>>;

@@ -44,6 +44,8 @@ pub trait Kind: sealed::Sealed + Sized + 'static {
     #[doc(hidden)]
     fn is_symbolic(a: &Self::Raw) -> bool;
     #[doc(hidden)]
+    fn is_constant(a: &Self::Raw) -> bool;
+    #[doc(hidden)]
     fn n_nodes(a: &Self::Raw) -> Res<usize>;
     #[doc(hidden)]
     fn to_string(a: &Self::Raw) -> Res<String>;
@@ -124,6 +126,7 @@ macro_rules! impl_kind {
                 fn ncol(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _ncol>](a).unwrap_or_default() }
                 fn nnz(a: &Self::Raw) -> usize { let _g = crate::lock::guard(); ffi::[<$p _nnz>](a).unwrap_or_default() }
                 fn is_symbolic(a: &Self::Raw) -> bool { let _g = crate::lock::guard(); ffi::[<$p _is_symbolic>](a).unwrap_or_default() }
+                fn is_constant(a: &Self::Raw) -> bool { let _g = crate::lock::guard(); ffi::[<$p _is_constant>](a).unwrap_or_default() }
                 fn n_nodes(a: &Self::Raw) -> Res<usize> { let _g = crate::lock::guard(); ffi::[<$p _n_nodes>](a) }
                 fn to_string(a: &Self::Raw) -> Res<String> { let _g = crate::lock::guard(); ffi::[<$p _to_string>](a) }
                 fn sparsity(a: &Self::Raw) -> UniquePtr<ffi::Sparsity> { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p _sparsity>](a)) }

@@ -206,6 +206,11 @@ impl<K: Kind> Matrix<K> {
         K::is_symbolic(&self.inner)
     }
 
+    /// True if the expression holds no symbols (every entry is a number).
+    pub fn is_constant(&self) -> bool {
+        K::is_constant(&self.inner)
+    }
+
     /// Number of nodes in the expression graph.
     pub fn n_nodes(&self) -> Result<usize> {
         Ok(K::n_nodes(&self.inner)?)

@@ -161,6 +161,9 @@ impl NlpStructure {
     pub fn validate(&self) -> Result<(), IpoptError> {
         let bad = |s: String| Err(IpoptError::InvalidProblem(s));
         let (n, m) = (self.n(), self.m());
+        if n == 0 {
+            return bad("the NLP has no variables".into());
+        }
         if self.x_u.len() != n {
             return bad(format!("x_l has {n} entries, x_u {}", self.x_u.len()));
         }
@@ -549,9 +552,21 @@ extern "C" fn eval_jac_g(
 ) -> bool {
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
+        let padded = c.structure.jac_rows.is_empty();
         if values.is_null() {
             // SAFETY: Ipopt passes arrays of nele entries when asking for the pattern.
-            unsafe { write_pattern(&c.structure.jac_rows, &c.structure.jac_cols, irow, jcol, nele) };
+            unsafe {
+                if padded {
+                    write_pattern(&[0], &[0], irow, jcol, nele)
+                } else {
+                    write_pattern(&c.structure.jac_rows, &c.structure.jac_cols, irow, jcol, nele)
+                }
+            };
+            return true;
+        }
+        if padded {
+            // SAFETY: one entry, the structural zero of `jacobian_entries`.
+            unsafe { *values = 0.0 };
             return true;
         }
         let (x, v) = unsafe { (slice(x, n as usize), slice_mut(values, nele as usize)) };
@@ -621,6 +636,16 @@ extern "C" fn intermediate(
     })
 }
 
+/// Jacobian entries declared to Ipopt: Ipopt refuses constraints without any
+/// (all constant), so those get one structural zero at (0, 0).
+fn jacobian_entries(s: &NlpStructure) -> usize {
+    if s.m() > 0 && s.jac_rows.is_empty() {
+        1
+    } else {
+        s.jac_rows.len()
+    }
+}
+
 struct Problem(sys::IpoptProblem);
 
 impl Drop for Problem {
@@ -673,7 +698,7 @@ impl IpoptSolver {
                 m as i32,
                 gl.as_mut_ptr(),
                 gu.as_mut_ptr(),
-                s.jac_rows.len() as i32,
+                jacobian_entries(s) as i32,
                 s.hess_rows.len() as i32,
                 0,
                 eval_f,

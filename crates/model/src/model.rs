@@ -149,6 +149,23 @@ pub enum ModelError {
         /// Region index.
         region: usize,
     },
+    /// An expression of the model uses symbols that are not among x, u, p.
+    #[error("the model's expressions use symbols that are not states, controls or parameters: {names} (add them to x, u or p)")]
+    FreeSymbols {
+        /// The symbols, as CasADi names them.
+        names: String,
+    },
+    /// The same symbol appears twice among x, u and p.
+    #[error("x, u and p must be distinct symbols: {0}")]
+    RepeatedSymbol(String),
+    /// An expression of the model contains a NaN or infinite constant.
+    #[error("{what} evaluates to {value} at every point (a NaN or infinite constant in the expression)")]
+    NotFinite {
+        /// Which expression.
+        what: String,
+        /// The value found.
+        value: f64,
+    },
     /// Stewart's representation needs a sign matrix or indicator functions.
     #[error("subsystem {subsystem}: regions given as set expressions need the Step representation or indicator functions")]
     StewartNeedsIndicators {
@@ -386,14 +403,60 @@ impl PssModel {
                 Regions::Sets(sets) => crate::partition::check_sets(sets, n_c),
             };
             not_a_partition(k, defect)?;
+            self.check_constants(&format!("subsystem {k}: switching function"), &sub.c)?;
             if let Regions::Sets(sets) = &sub.regions {
                 if let Some((alpha, sum)) = crate::partition::theta_sum_defect(sets, n_c) {
                     return Err(ModelError::ThetaSum { subsystem: k, alpha, sum });
                 }
             }
         }
+        self.check_symbols()
+    }
+}
+
+impl PssModel {
+    /// Every expression of the model as outputs of one function of `(x, u, p)`: CasADi
+    /// then names symbols that are neither (free) and repeated inputs.
+    fn check_symbols(&self) -> Result<(), ModelError> {
+        let mut outs: Vec<SX> = self.f0.iter().cloned().collect();
+        for sub in &self.subsystems {
+            outs.push(sub.c.clone());
+            outs.extend(sub.f.iter().cloned());
+            outs.extend(sub.indicators.iter().cloned());
+        }
+        let named: Vec<(String, &SX)> = outs.iter().enumerate().map(|(i, e)| (format!("e{i}"), e)).collect();
+        let outputs: Vec<(&str, &SX)> = named.iter().map(|(n, e)| (n.as_str(), *e)).collect();
+        match casadi::Function::new("pss_model", &[("x", &self.x), ("u", &self.u), ("p", &self.p)], &outputs) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(symbol_error(&e.to_string()).unwrap_or(ModelError::Casadi(e))),
+        }
+    }
+
+    /// A constant entry of `e` (no symbols) that is NaN or infinite.
+    fn check_constants(&self, what: &str, e: &SX) -> Result<(), ModelError> {
+        for i in 0..e.nrow() {
+            let entry = e.at(i)?;
+            if entry.is_constant() {
+                if let Some(&bad) = entry.evalf()?.iter().find(|v| !v.is_finite()) {
+                    return Err(ModelError::NotFinite { what: format!("{what} {i}"), value: bad });
+                }
+            }
+        }
         Ok(())
     }
+}
+
+/// Reads CasADi's complaint about a function's symbols into the model's terms.
+fn symbol_error(message: &str) -> Option<ModelError> {
+    // "… since variables [y, z] are free. …"
+    if let Some(end) = message.find("] are free") {
+        let names = message[..end].rfind('[').map(|a| format!("{}]", &message[a..end]));
+        return Some(ModelError::FreeSymbols { names: names.unwrap_or_else(|| "(unnamed)".into()) });
+    }
+    if message.contains("not independent") || message.contains("duplicate") {
+        return Some(ModelError::RepeatedSymbol("a symbol occurs twice (e.g. the same SX in x and u, or twice in x)".into()));
+    }
+    None
 }
 
 fn not_a_partition(subsystem: usize, defect: Option<crate::partition::PartitionDefect>) -> Result<(), ModelError> {

@@ -165,3 +165,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn free_repeated_and_non_finite_symbols_are_named() {
+    let x = SX::sym("x", 1);
+    let y = SX::sym("y_free", 1);
+    let f = |v: f64| SX::scalar(v);
+    // A switching function using a symbol that is not a state, control or parameter.
+    let m = PssModel::new(x.clone()).with_subsystem(Subsystem::new(&x + &y, vec![vec![1], vec![-1]], vec![f(1.0), f(2.0)]));
+    let e = m.validate().unwrap_err();
+    assert!(matches!(&e, ModelError::FreeSymbols { names } if names.contains("y_free")), "{e}");
+    // The same symbol as state and control.
+    let m = PssModel::new(x.clone()).with_controls(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![f(1.0), f(2.0)]));
+    let e = m.validate().unwrap_err();
+    assert!(matches!(e, ModelError::RepeatedSymbol(_)), "{e}");
+    // A NaN constant as switching function.
+    let m = PssModel::new(x.clone()).with_subsystem(Subsystem::new(SX::scalar(f64::NAN), vec![vec![1], vec![-1]], vec![f(1.0), f(2.0)]));
+    let e = m.validate().unwrap_err();
+    assert!(matches!(&e, ModelError::NotFinite { value, .. } if value.is_nan()), "{e}");
+}

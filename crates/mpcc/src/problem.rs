@@ -89,6 +89,9 @@ impl<K: Kind> Mpcc<K> {
         if self.p.numel() > 0 && !self.p.is_symbolic() {
             return Err(MpccError::Format("p must consist of distinct free symbols".into()));
         }
+        if self.w.numel() == 0 {
+            return Err(MpccError::Format("the MPCC has no variables: w is empty".into()));
+        }
         if self.f.shape() != (1, 1) {
             return Err(dim("objective f", "1x1", format!("{}x{}", self.f.nrow(), self.f.ncol())));
         }
@@ -118,6 +121,47 @@ impl<K: Kind> Mpcc<K> {
         for (what, v) in [("w0", &self.w0), ("p0", &self.p0)] {
             if let Some((index, &value)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
                 return Err(MpccError::NotFinite { what, index, value });
+            }
+        }
+        self.check_symbols()?;
+        self.check_constant_pairs()
+    }
+
+    /// f, g, G, H as one function of `(w, p)`: CasADi then names symbols that are
+    /// neither (free) and symbols that occur twice in w and p.
+    fn check_symbols(&self) -> Result<()> {
+        let outs = [("f", &self.f), ("g", &self.g), ("G", &self.big_g), ("H", &self.big_h)];
+        match Function::new("mpcc_symbols", &[("w", &self.w), ("p", &self.p)], &outs) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let msg = e.to_string();
+                if let Some(end) = msg.find("] are free") {
+                    let names = msg[..end].rfind('[').map(|a| &msg[a + 1..end]).unwrap_or("?");
+                    return Err(MpccError::Format(format!(
+                        "f, g, G or H use symbols that are neither in w nor in p: [{names}]"
+                    )));
+                }
+                if msg.contains("not independent") {
+                    return Err(MpccError::Format("w and p must be distinct symbols: a symbol occurs twice".into()));
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// A pair whose G_i and H_i are both constants can only hold if one is 0 and the
+    /// other non-negative; otherwise no point satisfies it.
+    fn check_constant_pairs(&self) -> Result<()> {
+        for i in 0..self.n_comp() {
+            let (gi, hi) = (self.big_g.at(i)?, self.big_h.at(i)?);
+            if !(gi.is_constant() && hi.is_constant()) {
+                continue;
+            }
+            let (a, b) = (gi.evalf()?[0], hi.evalf()?[0]);
+            if !(a >= 0.0 && b >= 0.0 && a * b == 0.0) {
+                return Err(MpccError::Format(format!(
+                    "complementarity pair {i}: G = {a} and H = {b} are constants that violate 0 <= G ⟂ H >= 0: no point satisfies it"
+                )));
             }
         }
         Ok(())

@@ -109,3 +109,60 @@ fn files_cannot_load_native_code() {
         assert!(msg.contains("G_fun") && msg.contains("native code") || msg.contains("C compiler"), "{kind}: {msg}");
     }
 }
+
+fn format_error(r: Result<MpccSolver, MpccError>) -> String {
+    match r {
+        Err(e @ MpccError::Format(_)) => e.to_string(),
+        Err(e) => panic!("expected a format error, got {e}"),
+        Ok(_) => panic!("expected a format error"),
+    }
+}
+
+#[test]
+fn messages_name_the_problem_in_the_users_terms() {
+    let opts = HomotopyOptions::default;
+    // No variables at all.
+    let w = SX::sym("w", 0);
+    let mpcc = Mpcc::new(w.clone(), SX::scalar(0.0), SX::zeros(0, 1), SX::zeros(0, 1));
+    let msg = format_error(MpccSolver::new(&mpcc, opts()));
+    assert!(msg.contains("no variables"), "{msg}");
+    // A constant pair G = H = 1 that no point satisfies.
+    let w = SX::sym("w", 2);
+    let mpcc = Mpcc::new(w.clone(), w.dot(&w).unwrap(), SX::scalar(1.0), SX::scalar(1.0));
+    let msg = format_error(MpccSolver::new(&mpcc, opts()));
+    assert!(msg.contains("pair 0") && msg.contains("G = 1") && msg.contains("H = 1"), "{msg}");
+    // A constant pair that holds (G = 0) is fine.
+    let mpcc = Mpcc::new(w.clone(), w.dot(&w).unwrap(), SX::scalar(0.0), w.at(0).unwrap());
+    assert!(MpccSolver::new(&mpcc, opts()).is_ok());
+    // Symbols outside w and p.
+    let stray = SX::sym("stray", 1);
+    let mpcc = Mpcc::new(w.clone(), w.dot(&w).unwrap() + &stray, w.at(0).unwrap(), w.at(1).unwrap());
+    let msg = format_error(MpccSolver::new(&mpcc, opts()));
+    assert!(msg.contains("stray") && msg.contains("neither in w nor in p"), "{msg}");
+    // The same symbol in w and p.
+    let mut mpcc = Mpcc::new(w.clone(), w.dot(&w).unwrap(), w.at(0).unwrap(), w.at(1).unwrap());
+    mpcc.p = w.at(0).unwrap();
+    mpcc.p0 = vec![1.0];
+    let msg = format_error(MpccSolver::new(&mpcc, opts()));
+    assert!(msg.contains("distinct"), "{msg}");
+    // A truncated function in a file names the field.
+    let text = std::fs::read_to_string(data("quadratic_cubic.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text.replace("-Infinity", "-1e300").replace("Infinity", "1e300")).unwrap();
+    let g_fun = v["g_fun"].as_str().unwrap();
+    let cut = &g_fun[..(g_fun.len() / 2) & !1];
+    let err = nosbench::from_str(&with_field("g_fun", cut)).unwrap_err().to_string();
+    assert!(err.contains("'g_fun'"), "{err}");
+}
+
+#[test]
+fn constant_constraints_reach_ipopt() {
+    // g = 1 ∈ [0, 2] has an empty Jacobian; Ipopt refuses such a problem unless padded.
+    let w = SX::sym("w", 2);
+    let mut mpcc = Mpcc::new(w.clone(), w.dot(&w).unwrap(), w.at(0).unwrap(), w.at(1).unwrap());
+    mpcc.g = SX::scalar(1.0);
+    mpcc.lbg = vec![0.0];
+    mpcc.ubg = vec![2.0];
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!(r.objective.abs() < 1e-8);
+}

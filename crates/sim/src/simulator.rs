@@ -324,6 +324,15 @@ impl Simulator {
         let mut guess = self.interval.initial_guess(&x);
         // Boundary duals of the first interval follow from x0; later ones are carried over.
         let mut lambda0 = self.interval.dual_at_state.eval_dense(&[x0, u, p])?.remove(0);
+        if let Some(i) = lambda0.iter().position(|v| !v.is_finite()) {
+            return Err(SimError::BadInput {
+                what: "x0",
+                reason: format!(
+                    "the switching functions are not finite at x0 (boundary dual {i} is {}): check c(x) for NaN/inf and x0",
+                    lambda0[i]
+                ),
+            });
+        }
         'steps: for k in 0..n_steps {
             // Pieces of this step still to do: (length, halvings).
             let mut pieces = vec![(step, 0usize)];

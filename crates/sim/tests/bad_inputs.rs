@@ -59,3 +59,37 @@ fn bad_schemes_and_inputs() {
     let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
     assert!(r.completed);
 }
+
+#[test]
+fn infinite_dynamics_end_in_an_honest_failure() {
+    // Regression: +inf in the dynamics reached Ipopt's linear solver ("double free",
+    // SIGBUS). Now every evaluation with NaN/inf is reported to Ipopt as failed.
+    use fesd_mpcc::MpccStatus;
+    let x = SX::sym("x", 1);
+    let model = PssModel::new(x.clone())
+        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![&x * f64::INFINITY, SX::scalar(1.0)]));
+    let mut sim = Simulator::new(&model, SimulatorOptions { n_steps: 2, max_step_halvings: 1, ..Default::default() }).unwrap();
+    let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
+    assert!(!r.completed);
+    let failed = r.failed_steps();
+    assert!(!failed.is_empty());
+    assert!(
+        failed.iter().all(|s| matches!(s.status, MpccStatus::NlpFailed { .. })),
+        "{:?}",
+        failed.iter().map(|s| s.status).collect::<Vec<_>>()
+    );
+    assert!(r.steps.iter().any(|s| s.messages.iter().any(|m| m.contains("non-finite"))));
+    assert!(r.x.iter().flatten().all(|v| v.is_finite()), "{:?}", r.x);
+}
+
+#[test]
+fn non_finite_switching_functions_name_x0() {
+    // Regression: a NaN in c surfaced as "p0[2] is NaN" (an internal parameter).
+    let x = SX::sym("x", 1);
+    let c = &x * f64::NAN;
+    let model = PssModel::new(x.clone()).with_subsystem(Subsystem::new(c, vec![vec![1], vec![-1]], vec![SX::scalar(1.0), SX::scalar(3.0)]));
+    let mut sim = Simulator::new(&model, SimulatorOptions { n_steps: 1, ..Default::default() }).unwrap();
+    let e = sim.simulate(&[-1.0], &[], &[]).unwrap_err();
+    assert!(matches!(e, SimError::BadInput { what: "x0", .. }), "{e}");
+    assert!(e.to_string().contains("switching functions"), "{e}");
+}
