@@ -1,0 +1,154 @@
+//! Benchmark of `fesd mpcc` on a directory of NOSBENCH files, with the reference
+//! solver's results beside ours when a `reference.jsonl` is given (one JSON object per
+//! line: `file`, `ok`, `f`, `comp`, `ipopt_iters`, `build_s`, `total_s`).
+//!
+//! A problem counts as solved when max |G_i H_i| ≤ 1e-7 at the end (NOSBENCH's
+//! criterion, the one the reference results use). Per file it prints solved, objective,
+//! Ipopt iterations and wall time (reading + building with cached kernels + solving);
+//! in total: problems solved, Ipopt iterations, median time ratio to the reference.
+//!
+//! Run: `cargo run --release --example mpcc_benchmark -- <dir> [--reference <dir>/reference.jsonl]
+//!       [--filter SUBSTRING] [--kappa 0.1] [--sigma0 1] [--ipopt key=value …]`
+
+use clap::Parser;
+use fesd::ipopt::OptionValue;
+use fesd::mpcc::{nosbench, HomotopyOptions, MpccSolver};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Parser)]
+struct Args {
+    /// Directory of NOSBENCH JSON files.
+    dir: PathBuf,
+    /// The reference's results (JSON lines).
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// Only files whose name contains this.
+    #[arg(long)]
+    filter: Option<String>,
+    /// σ_0 (default: fesd's).
+    #[arg(long)]
+    sigma0: Option<f64>,
+    /// κ (default: fesd's).
+    #[arg(long)]
+    kappa: Option<f64>,
+    /// Warm-start the duals between homotopy steps.
+    #[arg(long)]
+    warm_start_duals: Option<bool>,
+    /// Extra Ipopt options as key=value.
+    #[arg(long = "ipopt")]
+    ipopt: Vec<String>,
+}
+
+/// NOSBENCH's success criterion.
+const SOLVED_COMP: f64 = 1e-7;
+
+struct Reference {
+    ok: bool,
+    f: f64,
+    iterations: usize,
+    time: f64,
+}
+
+fn read_reference(path: &PathBuf) -> Result<HashMap<String, Reference>, Box<dyn std::error::Error>> {
+    let mut out = HashMap::new();
+    for line in std::fs::read_to_string(path)?.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        let num = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        out.insert(
+            v["file"].as_str().unwrap_or_default().to_string(),
+            Reference { ok: v["ok"].as_bool().unwrap_or(false), f: num("f"), iterations: num("ipopt_iters") as usize, time: num("build_s") + num("total_s") },
+        );
+    }
+    Ok(out)
+}
+
+fn options(args: &Args) -> Result<HomotopyOptions, String> {
+    let mut o = HomotopyOptions::default();
+    if let Some(s) = args.sigma0 {
+        o.sigma_0 = s;
+    }
+    if let Some(k) = args.kappa {
+        o.kappa = k;
+    }
+    if let Some(w) = args.warm_start_duals {
+        o.warm_start_duals = w;
+    }
+    for kv in &args.ipopt {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv}"))?;
+        o.ipopt.push((k.to_string(), OptionValue::parse_for(k, v)));
+    }
+    Ok(o)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let opts = options(&args)?;
+    let reference = args.reference.as_ref().map(read_reference).transpose()?.unwrap_or_default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&args.dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| args.filter.as_ref().is_none_or(|f| p.to_string_lossy().contains(f.as_str())))
+        .collect();
+    files.sort();
+    println!("{:<46} {:>6} {:>14} {:>9} {:>8} | {:>6} {:>14} {:>9} {:>8}", "file", "solved", "f", "ipopt_it", "time_s", "ref_ok", "ref_f", "ref_it", "ref_s");
+    let (mut solved, mut ref_solved, mut iterations, mut ref_iterations) = (0, 0, 0, 0);
+    let (mut ratios, mut failed_by_ref_solved_by_us, mut lost) = (Vec::new(), 0, Vec::new());
+    for path in &files {
+        let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let t = Instant::now();
+        let outcome = nosbench::read_file(path).map_err(|e| e.to_string()).and_then(|m| {
+            let mut solver = MpccSolver::new(&m, opts.clone()).map_err(|e| e.to_string())?;
+            Ok(solver.solve())
+        });
+        let time = t.elapsed().as_secs_f64();
+        let (ok, f, its) = match &outcome {
+            Ok(r) => (r.comp_residual <= SOLVED_COMP && r.objective.is_finite(), r.objective, r.total_iterations),
+            Err(e) => {
+                eprintln!("{name}: {e}");
+                (false, f64::NAN, 0)
+            }
+        };
+        solved += usize::from(ok);
+        iterations += its;
+        let r = reference.get(&name);
+        let (rok, rf, rit, rs) = r.map(|r| (r.ok, r.f, r.iterations, r.time)).unwrap_or((false, f64::NAN, 0, f64::NAN));
+        if let Some(r) = r {
+            ref_solved += usize::from(r.ok);
+            ref_iterations += r.iterations;
+            ratios.push(time / r.time);
+            if r.ok && !ok {
+                lost.push(name.clone());
+            }
+            if !r.ok && ok {
+                failed_by_ref_solved_by_us += 1;
+            }
+        }
+        println!("{name:<46} {:>6} {f:>14.6e} {its:>9} {time:>8.3} | {:>6} {rf:>14.6e} {rit:>9} {rs:>8.3}", ok, rok);
+    }
+    println!("files = {}", files.len());
+    println!("solved = {solved}");
+    println!("total_ipopt_iterations = {iterations}");
+    if !reference.is_empty() {
+        println!("reference_solved = {ref_solved}");
+        println!("reference_total_ipopt_iterations = {ref_iterations}");
+        println!("solved_where_reference_failed = {failed_by_ref_solved_by_us}");
+        println!("lost_against_reference = {}", lost.len());
+        for l in &lost {
+            println!("  lost: {l}");
+        }
+        println!("iteration_ratio = {:.3}", iterations as f64 / ref_iterations.max(1) as f64);
+        println!("median_time_ratio = {:.3}", median(ratios));
+    }
+    Ok(())
+}
