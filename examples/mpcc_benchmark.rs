@@ -8,7 +8,7 @@
 //! in total: problems solved, Ipopt iterations, median time ratio to the reference.
 //!
 //! Run: `cargo run --release --example mpcc_benchmark -- <dir> [--reference <dir>/reference.jsonl]
-//!       [--filter SUBSTRING] [--kappa 0.1] [--sigma0 1] [--ipopt key=value …]`
+//!       [--filter SUBSTRING] [--exclude SUBSTRING] [--kappa 0.1] [--sigma0 1] [--ipopt key=value …]`
 
 use clap::Parser;
 use fesd::ipopt::OptionValue;
@@ -27,6 +27,9 @@ struct Args {
     /// Only files whose name contains this.
     #[arg(long)]
     filter: Option<String>,
+    /// Skip files whose name contains this.
+    #[arg(long)]
+    exclude: Option<String>,
     /// σ_0 (default: fesd's).
     #[arg(long)]
     sigma0: Option<f64>,
@@ -99,6 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .filter(|p| args.filter.as_ref().is_none_or(|f| p.to_string_lossy().contains(f.as_str())))
+        .filter(|p| args.exclude.as_ref().is_none_or(|f| !p.to_string_lossy().contains(f.as_str())))
         .collect();
     files.sort();
     println!("{:<46} {:>6} {:>14} {:>9} {:>8} | {:>6} {:>14} {:>9} {:>8}", "file", "solved", "f", "ipopt_it", "time_s", "ref_ok", "ref_f", "ref_it", "ref_s");

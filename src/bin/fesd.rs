@@ -167,6 +167,7 @@ fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
         max_recoveries: args.max_recoveries,
         verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
+        ..HomotopyOptions::default()
     };
     let mut solver = MpccSolver::new(&mpcc, opts)?;
     let result = solver.solve();

@@ -411,11 +411,18 @@ pub struct IpoptSolver {
     structure: NlpStructure,
     options: Vec<(String, OptionValue)>,
     problem: std::cell::RefCell<Option<Problem>>,
+    /// Names of the per-solve options applied to the cached problem.
+    applied_extra: std::cell::RefCell<Vec<String>>,
 }
 
 impl Clone for IpoptSolver {
     fn clone(&self) -> Self {
-        IpoptSolver { structure: self.structure.clone(), options: self.options.clone(), problem: Default::default() }
+        IpoptSolver {
+            structure: self.structure.clone(),
+            options: self.options.clone(),
+            problem: Default::default(),
+            applied_extra: Default::default(),
+        }
     }
 }
 
@@ -663,7 +670,7 @@ impl IpoptSolver {
     /// A solver for `structure` (validated here).
     pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
         structure.validate()?;
-        Ok(IpoptSolver { structure, options: Vec::new(), problem: Default::default() })
+        Ok(IpoptSolver { structure, options: Vec::new(), problem: Default::default(), applied_extra: Default::default() })
     }
 
     /// The problem structure.
@@ -733,6 +740,19 @@ impl IpoptSolver {
         start: &StartPoint,
         intermediate: Option<&'a mut dyn FnMut(&IterationInfo) -> bool>,
     ) -> Result<Solution, IpoptError> {
+        self.solve_with(callbacks, start, intermediate, &[])
+    }
+
+    /// As [`IpoptSolver::solve`], with options that apply to this solve only (after
+    /// the stored ones). Each later solve re-applies the stored options, so an option
+    /// given here does not carry over unless it is stored too or given again.
+    pub fn solve_with<'a>(
+        &self,
+        callbacks: &'a mut dyn NlpCallbacks,
+        start: &StartPoint,
+        intermediate: Option<&'a mut dyn FnMut(&IterationInfo) -> bool>,
+        extra: &[(String, OptionValue)],
+    ) -> Result<Solution, IpoptError> {
         let s = &self.structure;
         let (n, m) = (s.n(), s.m());
         if start.x.len() != n {
@@ -748,11 +768,18 @@ impl IpoptSolver {
             }
         }
         let mut cached = self.problem.borrow_mut();
+        // A per-solve option of an earlier solve that is not given again must not linger.
+        let mut applied = self.applied_extra.borrow_mut();
+        if applied.iter().any(|name| !extra.iter().any(|(k, _)| k == name)) {
+            *cached = None;
+        }
+        *applied = extra.iter().map(|(k, _)| k.clone()).collect();
         if cached.is_none() {
             *cached = Some(self.create_problem()?);
         }
         let prob = cached.as_ref().ok_or(IpoptError::CreateFailed)?;
         let mut options = self.options.clone();
+        options.extend(extra.iter().cloned());
         if !options.iter().any(|(k, _)| k == "warm_start_init_point") {
             let warm = if start.has_duals() { "yes" } else { "no" };
             options.push(("warm_start_init_point".into(), warm.into()));

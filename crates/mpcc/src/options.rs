@@ -133,6 +133,9 @@ pub struct HomotopyOptions {
     pub lower_bounds: LowerBounds,
     /// Warm-start the dual variables of each NLP too (primal always) (default false).
     pub warm_start_duals: bool,
+    /// Ipopt's `tol` for the NLP at σ is `min(1e-8, 0.1 σ)` unless `tol` is among the
+    /// Ipopt options (default true).
+    pub tol_follows_sigma: bool,
     /// How many recoveries the homotopy may use before giving up (default 3). An NLP
     /// that ran out of iterations or time is resumed from its last iterate; any other
     /// failure (infeasible, restoration failed, …) steps back to the last good
@@ -142,7 +145,8 @@ pub struct HomotopyOptions {
     /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
     pub verbosity: u8,
     /// Ipopt options, applied after fesd's defaults (`print_level 0`, `sb yes`,
-    /// `bound_relax_factor 0`; with `warm_start_duals` also both warm-start pushes 1e-9).
+    /// `bound_relax_factor 0`, `mu_strategy adaptive`, `warm_start_init_point yes`;
+    /// for starts with duals also both warm-start pushes 1e-9).
     pub ipopt: Vec<(String, OptionValue)>,
 }
 
@@ -158,6 +162,7 @@ impl Default for HomotopyOptions {
             steering: Steering::default(),
             lower_bounds: LowerBounds::default(),
             warm_start_duals: false,
+            tol_follows_sigma: true,
             max_recoveries: 3,
             verbosity: 0,
             ipopt: Vec::new(),

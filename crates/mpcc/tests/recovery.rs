@@ -7,7 +7,7 @@ use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus};
 #[test]
 fn an_nlp_out_of_iterations_is_resumed() {
     let known = lcp_least_squares(100).unwrap();
-    let opts = HomotopyOptions { max_recoveries: 10, ..HomotopyOptions::default().with_ipopt("max_iter", 20) };
+    let opts = HomotopyOptions { max_recoveries: 20, ..HomotopyOptions::default().with_ipopt("max_iter", 3) };
     let r = MpccSolver::new(&known.mpcc, opts).unwrap().solve();
     let retries = r.steps.iter().filter(|s| s.recovery).count();
     println!("{:?} {:?}", r.status, r.messages);
