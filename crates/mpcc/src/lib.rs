@@ -20,6 +20,7 @@
 //!   timing split — serializable as JSON.
 
 mod error;
+mod finish;
 pub mod nosbench;
 mod options;
 mod problem;
@@ -31,5 +32,5 @@ mod solver;
 pub use error::{MpccError, Result};
 pub use options::{HomotopyOptions, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 pub use problem::Mpcc;
-pub use result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Timing};
+pub use result::{FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;

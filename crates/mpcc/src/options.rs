@@ -136,6 +136,20 @@ pub struct HomotopyOptions {
     /// Ipopt's `tol` for the NLP at σ is `min(1e-8, 0.1 σ)` unless `tol` is among the
     /// Ipopt options (default true).
     pub tol_follows_sigma: bool,
+    /// After the homotopy, fix the identified active set, solve that NLP (exact
+    /// complementarity) and certify the point with an LPEC (see [`FinishReport`](crate::FinishReport)).
+    pub active_set_finish: bool,
+    /// A side of a pair counts as zero when it is at most `max(active_set_tol,
+    /// 10 √(max_i |G_i H_i|))` at the homotopy's point (default 1e-6).
+    pub active_set_tol: f64,
+    /// Trust-region radius ρ of the LPEC, `‖d‖∞ ≤ ρ` (default 1e-3).
+    pub lpec_radius: f64,
+    /// An LPEC value above `−lpec_tol` certifies B-stationarity (default 1e-9).
+    pub lpec_tol: f64,
+    /// Time limit of one LPEC (MILP) in seconds (default 10).
+    pub lpec_time_limit: f64,
+    /// How often the finish may move to another branch (default 5).
+    pub max_branch_changes: usize,
     /// How many recoveries the homotopy may use before giving up (default 3). An NLP
     /// that ran out of iterations or time is resumed from its last iterate; any other
     /// failure (infeasible, restoration failed, …) steps back to the last good
@@ -163,6 +177,12 @@ impl Default for HomotopyOptions {
             lower_bounds: LowerBounds::default(),
             warm_start_duals: false,
             tol_follows_sigma: true,
+            active_set_finish: true,
+            active_set_tol: 1e-6,
+            lpec_radius: 1e-3,
+            lpec_tol: 1e-9,
+            lpec_time_limit: 10.0,
+            max_branch_changes: 5,
             max_recoveries: 3,
             verbosity: 0,
             ipopt: Vec::new(),
@@ -190,6 +210,14 @@ impl HomotopyOptions {
         }
         if self.n_homotopy == Some(0) {
             return bad("n_homotopy", "must be at least 1".into());
+        }
+        for (name, v) in [("active_set_tol", self.active_set_tol), ("lpec_radius", self.lpec_radius), ("lpec_time_limit", self.lpec_time_limit)] {
+            if !(v.is_finite() && v > 0.0) {
+                return bad(name, format!("{v} must be positive and finite"));
+            }
+        }
+        if !(self.lpec_tol.is_finite() && self.lpec_tol >= 0.0) {
+            return bad("lpec_tol", format!("{} must be nonnegative and finite", self.lpec_tol));
         }
         let planned = self.homotopy_steps();
         if planned > MAX_HOMOTOPY_STEPS {

@@ -61,6 +61,51 @@ pub struct HomotopyStep {
     pub non_finite: Option<String>,
 }
 
+/// What the active-set finish certified about the returned point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stationarity {
+    /// Strongly stationary: the tightened NLP's multipliers of every biactive pair are
+    /// nonnegative (implies B-stationarity).
+    SStationary,
+    /// B-stationary: the LPEC at the point has optimal value 0 (no feasible descent
+    /// direction to first order), though some biactive multiplier is negative.
+    BStationary,
+    /// The LPEC found a descent direction but its branch NLP did not improve.
+    NotBStationary,
+    /// Not checked, or the check could not decide (pairs not identified, an NLP or
+    /// the LPEC failed).
+    Unknown,
+}
+
+impl Stationarity {
+    /// Snake-case name (`s_stationary`, `b_stationary`, `not_b_stationary`, `unknown`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stationarity::SStationary => "s_stationary",
+            Stationarity::BStationary => "b_stationary",
+            Stationarity::NotBStationary => "not_b_stationary",
+            Stationarity::Unknown => "unknown",
+        }
+    }
+}
+
+/// The active-set finish of a solve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FinishReport {
+    /// The certificate.
+    pub stationarity: Stationarity,
+    /// Biactive pairs (G_i = H_i = 0) at the returned point.
+    pub biactive: usize,
+    /// NLPs solved (tightened and branch NLPs).
+    pub nlps: usize,
+    /// Their Ipopt iterations.
+    pub iterations: usize,
+    /// The last LPEC's optimal value, if one was solved.
+    pub lpec_value: Option<f64>,
+    /// How often the LPEC moved the point to another branch.
+    pub branch_changes: usize,
+}
+
 /// Multipliers at the final iterate (Ipopt's sign convention: `∇f + Jᵀλ + z_U − z_L = 0`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Multipliers {
@@ -106,4 +151,7 @@ pub struct MpccResult {
     pub timing: Timing,
     /// What the homotopy did beyond the plan (recoveries, early stop), in words.
     pub messages: Vec<String>,
+    /// The active-set finish, if it ran.
+    #[serde(default)]
+    pub finish: Option<FinishReport>,
 }

@@ -1,10 +1,11 @@
 //! The relaxation homotopy: one compiled NLP, solved for a decreasing σ.
 
 use crate::error::{MpccError, Result};
+use crate::finish::BranchNlp;
 use crate::options::HomotopyOptions;
 use crate::problem::Mpcc;
 use crate::relax::RelaxedNlp;
-use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Timing};
+use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 use casadi::Kind;
 use fesd_codegen::CompileOptions;
 use fesd_nlp::CompiledNlp;
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 
 /// Name of the generated C module of every MPCC (objects are cached per content hash).
 const MODULE: &str = "fesd_mpcc";
+const BRANCH_MODULE: &str = "fesd_mpcc_branch";
 
 /// An MPCC compiled once, solvable many times (new parameters, new initial guesses)
 /// without recompiling.
@@ -22,6 +24,8 @@ pub struct MpccSolver {
     ipopt: IpoptSolver,
     /// The same with small warm-start pushes, for starts that carry duals.
     ipopt_warm: IpoptSolver,
+    /// The NLP of the active-set finish (built when `active_set_finish` is on).
+    branch: Option<BranchNlp>,
     opts: HomotopyOptions,
     n_w: usize,
     n_g: usize,
@@ -55,10 +59,12 @@ impl MpccSolver {
         let compiled = CompiledNlp::build_with_extras(&relaxed.nlp, MODULE, &[relaxed.report.clone()], compile)?;
         let structure = compiled.structure(relaxed.x_l, relaxed.x_u, relaxed.g_l, relaxed.g_u)?;
         let (ipopt, ipopt_warm) = configured_ipopt(structure, &opts)?;
+        let branch = if opts.active_set_finish && mpcc.n_comp() > 0 { Some(build_branch_nlp(mpcc, compile)?) } else { None };
         Ok(MpccSolver {
             compiled,
             ipopt,
             ipopt_warm,
+            branch,
             n_w: mpcc.n_w(),
             n_g: mpcc.g.nrow(),
             n_comp: mpcc.n_comp(),
@@ -83,6 +89,12 @@ impl MpccSolver {
     /// into the kernels, so changing them is an error (build a new solver).
     pub fn set_options(&mut self, opts: HomotopyOptions) -> Result<()> {
         opts.validate()?;
+        if opts.active_set_finish && self.branch.is_none() && self.n_comp > 0 {
+            return Err(MpccError::InvalidOption {
+                name: "active_set_finish",
+                reason: "was off when this solver was built, so its NLP was not compiled; build a new MpccSolver".into(),
+            });
+        }
         for (name, same) in [
             ("relaxation", opts.relaxation == self.opts.relaxation),
             ("steering", opts.steering == self.opts.steering),
@@ -188,6 +200,53 @@ impl MpccSolver {
     /// with primal warm starts only (the duals of one relaxation can lead the next one
     /// into a locally infeasible region); the table and counts then cover both runs.
     pub fn solve(&mut self) -> MpccResult {
+        let result = self.run_homotopy_with_fallback();
+        self.finish(result)
+    }
+
+    /// The active-set finish on the homotopy's result (when enabled): the returned point
+    /// becomes the finish's if its complementarity holds to comp_tol and its objective
+    /// is not worse.
+    fn finish(&mut self, mut result: MpccResult) -> MpccResult {
+        let (Some(branch), true) = (self.branch.as_mut(), self.opts.active_set_finish) else { return result };
+        let t = Instant::now();
+        if branch.compiled.set_parameters(&self.p0).is_err() {
+            return result;
+        }
+        let done = crate::finish::finish(branch, &result.w, &self.opts);
+        let elapsed = t.elapsed().as_secs_f64();
+        result.timing.total += elapsed;
+        result.timing.ipopt += elapsed;
+        let Some(done) = done else {
+            result.messages.push("active-set finish: the active set could not be identified or its NLP failed".into());
+            return result;
+        };
+        result.total_iterations += done.report.iterations;
+        if let Some((objective, residual)) = branch_eval(branch, &done.w) {
+            // A certified point is taken (its complementarity is exact, the homotopy's only
+            // approximate, so its objective may be a little higher); otherwise only if
+            // it is no worse.
+            let certified = matches!(done.report.stationarity, Stationarity::SStationary | Stationarity::BStationary);
+            let no_worse = objective <= result.objective + 1e-9 * (1.0 + result.objective.abs()) || !result.status.is_converged();
+            if residual <= self.opts.comp_tol && (certified || no_worse) {
+                result.w = done.w;
+                result.objective = objective;
+                result.comp_residual = residual;
+                result.status = MpccStatus::Converged;
+            }
+        }
+        if self.opts.verbosity >= 1 {
+            let r = &done.report;
+            println!(
+                "finish: {} ({} biactive), {} NLPs, {} Ipopt iterations, {} branch changes, LPEC value {:?}; f = {:.8e}, comp_res = {:.3e}",
+                r.stationarity.name(), r.biactive, r.nlps, r.iterations, r.branch_changes, r.lpec_value, result.objective, result.comp_residual
+            );
+        }
+        result.finish = Some(done.report);
+        result
+    }
+
+    fn run_homotopy_with_fallback(&mut self) -> MpccResult {
         let first = self.run_homotopy();
         if first.status.is_converged() || !self.opts.warm_start_duals {
             return first;
@@ -394,6 +453,7 @@ impl MpccSolver {
                 own: total.saturating_sub(inside_ipopt).as_secs_f64(),
             },
             messages,
+            finish: None,
         }
     }
 
@@ -441,6 +501,31 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
 /// `None` when the user set `tol` or `tol_follows_sigma` is off.
 fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<f64> {
     (opts.tol_follows_sigma && !opts.ipopt.iter().any(|(k, _)| k == "tol")).then(|| (0.1 * sigma).clamp(1e-14, 1e-8))
+}
+
+/// The finish's NLP: `min f s.t. lbg ≤ g ≤ ubg, G ≥ 0, H ≥ 0` in w (no relaxation),
+/// whose G/H upper bounds select a branch.
+fn build_branch_nlp<K: Kind>(mpcc: &Mpcc<K>, compile: &CompileOptions) -> Result<BranchNlp> {
+    let g = casadi::Matrix::<K>::vertcat(&[&mpcc.g, &mpcc.big_g, &mpcc.big_h])?;
+    let nlp = fesd_nlp::SymbolicNlp { x: mpcc.w.clone(), p: mpcc.p.clone(), f: mpcc.f.clone(), g };
+    let compiled = CompiledNlp::build(&nlp, BRANCH_MODULE, compile)?;
+    let nc = mpcc.n_comp();
+    let g_l = mpcc.lbg.iter().copied().chain(std::iter::repeat_n(0.0, 2 * nc)).collect();
+    let g_u = mpcc.ubg.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, 2 * nc)).collect();
+    let structure = compiled.structure(mpcc.lbw.clone(), mpcc.ubw.clone(), g_l, g_u)?;
+    Ok(BranchNlp { compiled, structure, n_w: mpcc.n_w(), n_g: mpcc.g.nrow(), n_comp: nc })
+}
+
+/// Objective and max |G_i H_i| at `w`.
+fn branch_eval(b: &mut BranchNlp, w: &[f64]) -> Option<(f64, f64)> {
+    use ipopt::NlpCallbacks;
+    let f = b.compiled.objective(w, true)?;
+    let mut c = vec![0.0; b.n_g + 2 * b.n_comp];
+    if !b.compiled.constraints(w, false, &mut c) {
+        return None;
+    }
+    let (g, h) = c[b.n_g..].split_at(b.n_comp);
+    Some((f, g.iter().zip(h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs()))))
 }
 
 /// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.

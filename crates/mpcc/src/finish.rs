@@ -1,0 +1,267 @@
+//! The active-set finish: after the homotopy has told which side of each pair is zero,
+//! solve the NLP with that active set fixed (complementarity then holds exactly) and
+//! certify the point with an LPEC (in the spirit of MPECopt, Nurkanović & Leyffer
+//! 2025).
+//!
+//! At a point `w` with index sets `I_G = {G_i = 0 < H_i}`, `I_H = {H_i = 0 < G_i}` and
+//! the biactive `I_00 = {G_i = H_i = 0}`:
+//! 1. the *tightened NLP* (TNLP) fixes `G_i = 0` on `I_G ∪ I_00`, `H_i = 0` on
+//!    `I_H ∪ I_00`; if its multipliers of the biactive constraints are nonnegative the
+//!    point is S-stationary (hence B-stationary);
+//! 2. otherwise the LPEC `min ∇fᵀd` over the linearized constraints, a box `‖d‖∞ ≤ ρ`
+//!    and the linearized complementarity of the biactive pairs (one binary each, a
+//!    MILP solved by HiGHS) decides: value 0 means B-stationary; a negative value gives
+//!    a descent direction into a branch (which side of each biactive pair is zero),
+//!    whose NLP is solved next, and the check repeats at its solution.
+
+use crate::options::HomotopyOptions;
+use crate::result::{FinishReport, Stationarity};
+use fesd_nlp::CompiledNlp;
+use highs::{Milp, MilpStatus};
+use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, StartPoint};
+
+/// Which side of a pair is held at zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// G_i = 0, H_i ≥ 0.
+    G,
+    /// H_i = 0, G_i ≥ 0.
+    H,
+    /// Both zero (biactive, in the TNLP).
+    Both,
+}
+
+/// The compiled NLP `min f(w, p) s.t. (g, G, H)(w, p)` whose constraint bounds select a
+/// branch, with the bounds of the MPCC.
+pub(crate) struct BranchNlp {
+    pub compiled: CompiledNlp,
+    pub structure: NlpStructure,
+    pub n_w: usize,
+    pub n_g: usize,
+    pub n_comp: usize,
+}
+
+/// Result of one run of the finish.
+pub(crate) struct Finished {
+    pub w: Vec<f64>,
+    pub report: FinishReport,
+}
+
+impl BranchNlp {
+    fn ipopt(&self, sides: &[Side], opts: &HomotopyOptions) -> Option<IpoptSolver> {
+        let mut s = self.structure.clone();
+        let (g0, h0) = (self.n_g, self.n_g + self.n_comp);
+        for (i, side) in sides.iter().enumerate() {
+            if matches!(side, Side::G | Side::Both) {
+                s.g_u[g0 + i] = 0.0;
+            }
+            if matches!(side, Side::H | Side::Both) {
+                s.g_u[h0 + i] = 0.0;
+            }
+        }
+        let mut ipopt = IpoptSolver::new(s).ok()?;
+        ipopt
+            .set_option("print_level", if opts.verbosity >= 2 { 5 } else { 0 })
+            .set_option("sb", "yes")
+            .set_option("bound_relax_factor", 0.0)
+            .set_option("mu_strategy", "adaptive")
+            .set_option("tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8))
+            .set_option("constr_viol_tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8));
+        for (k, v) in &opts.ipopt {
+            if k != "tol" && k != "constr_viol_tol" {
+                ipopt.set_option(k, v.clone());
+            }
+        }
+        Some(ipopt)
+    }
+
+    /// `(G, H)` at `w`.
+    fn pairs(&mut self, w: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
+        let mut c = vec![0.0; self.n_g + 2 * self.n_comp];
+        if !self.compiled.constraints(w, true, &mut c) {
+            return None;
+        }
+        let h = c.split_off(self.n_g + self.n_comp);
+        Some((c[self.n_g..].to_vec(), h))
+    }
+
+    /// Classifies every pair at `w`; `None` if some pair has both sides above the
+    /// threshold `max(tol, 10 √(max_i |G_i H_i|))` (near a biactive pair both sides
+    /// are about √σ when the homotopy stops).
+    fn classify(&mut self, w: &[f64], tol: f64) -> Option<Vec<Side>> {
+        let (g, h) = self.pairs(w)?;
+        let residual = g.iter().zip(&h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs()));
+        let tol = tol.max(10.0 * residual.sqrt());
+        g.iter()
+            .zip(&h)
+            .map(|(&a, &b)| match (a <= tol, b <= tol) {
+                (true, true) => Some(Side::Both),
+                (true, false) => Some(Side::G),
+                (false, true) => Some(Side::H),
+                (false, false) => None,
+            })
+            .collect()
+    }
+}
+
+/// Runs the finish from the homotopy's point `w`; `None` where it cannot say more
+/// than the homotopy did (pairs not identified, the TNLP fails).
+pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> Option<Finished> {
+    let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0 };
+    let mut w = w.to_vec();
+    let mut polished = false;
+    for _ in 0..=opts.max_branch_changes + 1 {
+        let sides = nlp.classify(&w, opts.active_set_tol)?;
+        report.biactive = sides.iter().filter(|s| **s == Side::Both).count();
+        // 1. The TNLP at this active set. It can fail where it is degenerate (e.g. more
+        //    equalities than variables at biactive pairs); the LPEC then decides at w.
+        let tnlp = nlp.ipopt(&sides, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.clone()), None).ok();
+        let mut tnlp_solved = false;
+        let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
+        if let Some(sol) = tnlp {
+            report.nlps += 1;
+            report.iterations += sol.iterations;
+            if sol.status.is_success() {
+                tnlp_solved = true;
+                w = sol.x.clone();
+                let (g0, h0) = (nlp.n_g, nlp.n_g + nlp.n_comp);
+                // Ipopt's multipliers λ (∇f + Jᵀλ = 0): ν = −λ must be ≥ 0 on biactive rows.
+                let scale = 1.0 + sol.mult_g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                let nonneg = |i: usize| -sol.mult_g[i] >= -1e-8 * scale;
+                if biactive.iter().all(|&i| nonneg(g0 + i) && nonneg(h0 + i)) {
+                    report.stationarity = Stationarity::SStationary;
+                    return Some(Finished { w, report });
+                }
+            }
+        }
+        // 2. The LPEC decides.
+        let lpec = match lpec(nlp, &w, &sides, opts) {
+            Some(l) => l,
+            None => return Some(Finished { w, report }),
+        };
+        report.lpec_value = Some(lpec.value);
+        let certified = lpec.value >= -opts.lpec_tol;
+        if certified && (tnlp_solved || polished) {
+            report.stationarity = Stationarity::BStationary;
+            return Some(Finished { w, report });
+        }
+        // A descent direction (or, at a certified point the TNLP could not make exact,
+        // the LPEC's own branch): solve that branch NLP from w + d.
+        let branch: Vec<Side> = sides
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s {
+                Side::Both => lpec.branch[biactive.iter().position(|&b| b == i).unwrap_or(0)],
+                other => *other,
+            })
+            .collect();
+        let start: Vec<f64> = w
+            .iter()
+            .zip(&lpec.d)
+            .enumerate()
+            .map(|(j, (x, d))| (x + if certified { 0.0 } else { *d }).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j]))
+            .collect();
+        let f_before = objective(nlp, &w)?;
+        let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(start), None).ok()?;
+        report.nlps += 1;
+        report.iterations += sol.iterations;
+        let f_after = if sol.status.is_success() { objective(nlp, &sol.x)? } else { f64::INFINITY };
+        if certified {
+            // Polishing a B-stationary point into exact complementarity: take the branch
+            // point if it solved nearby (the LPEC box is the neighbourhood).
+            polished = true;
+            let size = 1.0 + w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let moved = w.iter().zip(&sol.x).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            if f_after.is_finite() && moved <= opts.lpec_radius * size {
+                w = sol.x;
+            } else {
+                report.stationarity = Stationarity::BStationary;
+                return Some(Finished { w, report });
+            }
+            continue;
+        }
+        report.branch_changes += 1;
+        if f_after >= f_before {
+            report.stationarity = Stationarity::NotBStationary;
+            return Some(Finished { w, report });
+        }
+        w = sol.x;
+    }
+    Some(Finished { w, report })
+}
+
+fn objective(nlp: &mut BranchNlp, w: &[f64]) -> Option<f64> {
+    nlp.compiled.objective(w, true)
+}
+
+struct Lpec {
+    value: f64,
+    d: Vec<f64>,
+    /// The side of each biactive pair that the LPEC's solution keeps at zero.
+    branch: Vec<Side>,
+}
+
+/// The LPEC at `w` (MILP with one binary per biactive pair).
+fn lpec(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions) -> Option<Lpec> {
+    let (n, m) = (nlp.n_w, nlp.n_g + 2 * nlp.n_comp);
+    let mut grad = vec![0.0; n];
+    let mut c = vec![0.0; m];
+    let mut jac = vec![0.0; nlp.structure.jac_rows.len()];
+    if !(nlp.compiled.gradient(w, true, &mut grad) && nlp.compiled.constraints(w, false, &mut c) && nlp.compiled.jacobian(w, false, &mut jac)) {
+        return None;
+    }
+    let mut rows_of: Vec<Vec<(usize, f64)>> = vec![Vec::new(); m];
+    for (k, &v) in jac.iter().enumerate() {
+        rows_of[nlp.structure.jac_rows[k]].push((nlp.structure.jac_cols[k], v));
+    }
+    let rho = opts.lpec_radius;
+    let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
+    let nb = biactive.len();
+    let mut milp = Milp {
+        cost: grad.iter().copied().chain(std::iter::repeat_n(0.0, nb)).collect(),
+        col_lower: (0..n).map(|j| (nlp.structure.x_l[j] - w[j]).max(-rho)).chain(std::iter::repeat_n(0.0, nb)).collect(),
+        col_upper: (0..n).map(|j| (nlp.structure.x_u[j] - w[j]).min(rho)).chain(std::iter::repeat_n(1.0, nb)).collect(),
+        integer: std::iter::repeat_n(false, n).chain(std::iter::repeat_n(true, nb)).collect(),
+        ..Default::default()
+    };
+    let mut push = |row: Vec<(usize, f64)>, lo: f64, up: f64| {
+        milp.rows.push(row);
+        milp.row_lower.push(lo);
+        milp.row_upper.push(up);
+    };
+    // General constraints: lbg ≤ g + J d ≤ ubg.
+    for r in 0..nlp.n_g {
+        push(rows_of[r].clone(), nlp.structure.g_l[r] - c[r], nlp.structure.g_u[r] - c[r]);
+    }
+    let (g0, h0) = (nlp.n_g, nlp.n_g + nlp.n_comp);
+    let bound = |row: &[(usize, f64)], value: f64| rho * row.iter().map(|(_, v)| v.abs()).sum::<f64>() + value.abs() + 1.0;
+    for i in 0..nlp.n_comp {
+        let (rg, rh) = (rows_of[g0 + i].clone(), rows_of[h0 + i].clone());
+        let (gi, hi) = (c[g0 + i], c[h0 + i]);
+        match sides[i] {
+            Side::G => {
+                push(rg, -gi, -gi);
+                push(rh, -hi, f64::INFINITY);
+            }
+            Side::H => {
+                push(rg, -gi, f64::INFINITY);
+                push(rh, -hi, -hi);
+            }
+            Side::Both => {
+                // y = 0: G + ∇G d = 0 side; y = 1: H + ∇H d = 0 side (big-M).
+                let y = n + biactive.iter().position(|&b| b == i).unwrap_or(0);
+                let (mg, mh) = (bound(&rg, gi), bound(&rh, hi));
+                push(rg.clone(), -gi, f64::INFINITY);
+                push(rg.into_iter().chain([(y, -mg)]).collect(), f64::NEG_INFINITY, -gi);
+                push(rh.clone(), -hi, f64::INFINITY);
+                push(rh.into_iter().chain([(y, mh)]).collect(), f64::NEG_INFINITY, mh - hi);
+            }
+        }
+    }
+    let sol = milp.solve(opts.lpec_time_limit).ok()?;
+    if sol.status != MilpStatus::Optimal {
+        return None;
+    }
+    let branch = (0..nb).map(|b| if sol.x[n + b] < 0.5 { Side::G } else { Side::H }).collect();
+    Some(Lpec { value: sol.objective, d: sol.x[..n].to_vec(), branch })
+}
