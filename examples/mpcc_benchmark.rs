@@ -36,6 +36,12 @@ struct Args {
     /// κ (default: fesd's).
     #[arg(long)]
     kappa: Option<f64>,
+    /// Run the active-set finish (default: fesd's default).
+    #[arg(long)]
+    finish: Option<bool>,
+    /// Residual at which the homotopy hands over to the finish.
+    #[arg(long)]
+    handover: Option<f64>,
     /// Warm-start the duals between homotopy steps.
     #[arg(long)]
     warm_start_duals: Option<bool>,
@@ -75,6 +81,12 @@ fn options(args: &Args) -> Result<HomotopyOptions, String> {
     if let Some(k) = args.kappa {
         o.kappa = k;
     }
+    if let Some(f) = args.finish {
+        o.active_set_finish = f;
+    }
+    if let Some(h) = args.handover {
+        o.finish_handover = h;
+    }
     if let Some(w) = args.warm_start_duals {
         o.warm_start_duals = w;
     }
@@ -105,9 +117,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|p| args.exclude.as_ref().is_none_or(|f| !p.to_string_lossy().contains(f.as_str())))
         .collect();
     files.sort();
-    println!("{:<46} {:>6} {:>14} {:>9} {:>8} | {:>6} {:>14} {:>9} {:>8}", "file", "solved", "f", "ipopt_it", "time_s", "ref_ok", "ref_f", "ref_it", "ref_s");
+    println!("{:<46} {:>6} {:>14} {:>9} {:>8} {:>16} | {:>6} {:>14} {:>9} {:>8}", "file", "solved", "f", "ipopt_it", "time_s", "stationarity", "ref_ok", "ref_f", "ref_it", "ref_s");
     let (mut solved, mut ref_solved, mut iterations, mut ref_iterations) = (0, 0, 0, 0);
     let (mut ratios, mut failed_by_ref_solved_by_us, mut lost) = (Vec::new(), 0, Vec::new());
+    let mut certificates: std::collections::BTreeMap<&str, usize> = Default::default();
     for path in &files {
         let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let t = Instant::now();
@@ -116,13 +129,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Ok(solver.solve())
         });
         let time = t.elapsed().as_secs_f64();
-        let (ok, f, its) = match &outcome {
-            Ok(r) => (r.comp_residual <= SOLVED_COMP && r.objective.is_finite(), r.objective, r.total_iterations),
+        let (ok, f, its, cert) = match &outcome {
+            Ok(r) => (
+                r.comp_residual <= SOLVED_COMP && r.objective.is_finite(),
+                r.objective,
+                r.total_iterations,
+                r.finish.as_ref().map(|f| f.stationarity.name()).unwrap_or("-"),
+            ),
             Err(e) => {
                 eprintln!("{name}: {e}");
-                (false, f64::NAN, 0)
+                (false, f64::NAN, 0, "-")
             }
         };
+        *certificates.entry(cert).or_insert(0usize) += 1;
         solved += usize::from(ok);
         iterations += its;
         let r = reference.get(&name);
@@ -138,11 +157,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 failed_by_ref_solved_by_us += 1;
             }
         }
-        println!("{name:<46} {:>6} {f:>14.6e} {its:>9} {time:>8.3} | {:>6} {rf:>14.6e} {rit:>9} {rs:>8.3}", ok, rok);
+        println!("{name:<46} {:>6} {f:>14.6e} {its:>9} {time:>8.3} {cert:>16} | {:>6} {rf:>14.6e} {rit:>9} {rs:>8.3}", ok, rok);
     }
     println!("files = {}", files.len());
     println!("solved = {solved}");
     println!("total_ipopt_iterations = {iterations}");
+    for (cert, count) in &certificates {
+        println!("stationarity_{cert} = {count}");
+    }
     if !reference.is_empty() {
         println!("reference_solved = {ref_solved}");
         println!("reference_total_ipopt_iterations = {ref_iterations}");

@@ -249,3 +249,33 @@ fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration
     }
     Ok(())
 }
+
+/// The alias file of `alias` under these options (the compiler command is part of it).
+fn alias_path(alias: &str, opts: &CompileOptions) -> PathBuf {
+    let mut h = Sha256::new();
+    h.update(b"fesd-alias-v1\0");
+    h.update(casadi::CASADI_VERSION.as_bytes());
+    h.update(b"\0");
+    h.update(compiler_command(opts).join("\x1f").as_bytes());
+    h.update(b"\0");
+    h.update(alias.as_bytes());
+    opts.resolved_cache_dir().join("aliases").join(hex(&h.finalize()[..16]))
+}
+
+/// Records that `alias` compiles to the object at `lib` (a path inside the cache).
+pub(crate) fn record_alias(alias: &str, lib: &Path, opts: &CompileOptions) -> Result<()> {
+    let path = alias_path(alias, opts);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    std::fs::write(&tmp, lib.to_string_lossy().as_bytes()).map_err(io_err("writing", &tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io_err("renaming into", &path))
+}
+
+/// The verified object recorded under `alias`, if any.
+pub(crate) fn find_alias(alias: &str, opts: &CompileOptions) -> Option<PathBuf> {
+    let lib = PathBuf::from(std::fs::read_to_string(alias_path(alias, opts)).ok()?);
+    let name = lib.file_name()?.to_string_lossy().into_owned();
+    let manifest = lib.with_file_name(format!("{name}.sha256"));
+    matches!(verify(&lib, &manifest), Ok(Some(()))).then_some(lib)
+}

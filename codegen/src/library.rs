@@ -1,6 +1,6 @@
 //! Loaded kernel libraries and calls into generated functions.
 
-use crate::compile::CacheOutcome;
+use crate::compile::{CacheOutcome, CompileOptions};
 use crate::context::GeneratedSource;
 use crate::error::{CodegenError, Result};
 use std::ffi::c_int;
@@ -81,12 +81,16 @@ pub struct KernelLibrary {
 
 impl KernelLibrary {
     pub(crate) fn open(path: &Path, src: &GeneratedSource, outcome: CacheOutcome) -> Result<KernelLibrary> {
+        Self::open_module(path, &src.module, &src.kernels, outcome)
+    }
+
+    pub(crate) fn open_module(path: &Path, module: &str, kernels: &[String], outcome: CacheOutcome) -> Result<KernelLibrary> {
         // SAFETY: the library is code we generated; its initializers are CasADi's (none).
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| CodegenError::Load { path: path.to_path_buf(), message: e.to_string() })?;
-        let this = KernelLibrary { lib: Arc::new(lib), path: path.to_path_buf(), outcome, kernels: src.kernels.clone() };
-        let int_size: SizeFn = this.symbol(&format!("{}_casadi_int_size", src.module))?;
-        let real_size: SizeFn = this.symbol(&format!("{}_casadi_real_size", src.module))?;
+        let this = KernelLibrary { lib: Arc::new(lib), path: path.to_path_buf(), outcome, kernels: kernels.to_vec() };
+        let int_size: SizeFn = this.symbol(&format!("{module}_casadi_int_size"))?;
+        let real_size: SizeFn = this.symbol(&format!("{module}_casadi_real_size"))?;
         // SAFETY: both are `int f(void)` in the generated code.
         let (i, r) = unsafe { (int_size(), real_size()) };
         if i as usize != std::mem::size_of::<CInt>() || r as usize != std::mem::size_of::<f64>() {
@@ -113,6 +117,22 @@ impl KernelLibrary {
     /// True if the object came from the on-disk cache (no compiler run).
     pub fn cache_hit(&self) -> bool {
         self.outcome == CacheOutcome::Hit
+    }
+
+    /// Remembers this library under `alias` (any text that determines the generated
+    /// code, e.g. the serialized symbolic functions it came from), so that
+    /// [`KernelLibrary::load_alias`] finds it without generating C again.
+    pub fn record_alias(&self, alias: &str, opts: &CompileOptions) -> Result<()> {
+        crate::compile::record_alias(alias, &self.path, opts)
+    }
+
+    /// The library recorded under `alias` (for these compile options), verified and
+    /// loaded, with its kernels `kernels`; `None` if there is none (or it is damaged).
+    pub fn load_alias(alias: &str, module: &str, kernels: &[String], opts: &CompileOptions) -> Result<Option<KernelLibrary>> {
+        match crate::compile::find_alias(alias, opts) {
+            Some(path) => Ok(Some(Self::open_module(&path, module, kernels, CacheOutcome::Hit)?)),
+            None => Ok(None),
+        }
     }
 
     /// Why a cached object was rebuilt (it failed verification), if it was.

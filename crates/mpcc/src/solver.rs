@@ -26,6 +26,9 @@ pub struct MpccSolver {
     ipopt_warm: IpoptSolver,
     /// The NLP of the active-set finish (built when `active_set_finish` is on).
     branch: Option<BranchNlp>,
+    /// Where a homotopy that handed over to the finish would go on: the full NLP
+    /// iterate, the next σ and step index.
+    handed_over: Option<(Vec<f64>, f64, usize)>,
     opts: HomotopyOptions,
     n_w: usize,
     n_g: usize,
@@ -65,6 +68,7 @@ impl MpccSolver {
             ipopt,
             ipopt_warm,
             branch,
+            handed_over: None,
             n_w: mpcc.n_w(),
             n_g: mpcc.g.nrow(),
             n_comp: mpcc.n_comp(),
@@ -199,9 +203,23 @@ impl MpccSolver {
     /// With `warm_start_duals`, a homotopy that does not converge is run once more
     /// with primal warm starts only (the duals of one relaxation can lead the next one
     /// into a locally infeasible region); the table and counts then cover both runs.
+    ///
+    /// With the active-set finish on, the homotopy hands over to it as soon as
+    /// `max_i |G_i H_i| ≤ finish_handover`; if the finish cannot make that point exact
+    /// and certified, the homotopy runs to the end and the finish is tried there.
     pub fn solve(&mut self) -> MpccResult {
-        let result = self.run_homotopy_with_fallback();
-        self.finish(result)
+        self.handed_over = None;
+        let finishing = self.opts.active_set_finish && self.branch.is_some();
+        let handover = finishing.then_some(self.opts.finish_handover).filter(|&h| h > self.opts.comp_tol);
+        let homotopy = self.run_homotopy_with_fallback(handover);
+        let first = self.finish(homotopy);
+        if handover.is_none() || first.status.is_converged() {
+            return first;
+        }
+        let Some(resume) = self.handed_over.take() else { return first };
+        let homotopy = self.run_homotopy(None, Some(resume));
+        let second = self.finish(homotopy);
+        merge(first, second, "the finish did not certify the handed-over point; the homotopy went on from it")
     }
 
     /// The active-set finish on the homotopy's result (when enabled): the returned point
@@ -246,35 +264,33 @@ impl MpccSolver {
         result
     }
 
-    fn run_homotopy_with_fallback(&mut self) -> MpccResult {
-        let first = self.run_homotopy();
-        if first.status.is_converged() || !self.opts.warm_start_duals {
+    fn run_homotopy_with_fallback(&mut self, handover: Option<f64>) -> MpccResult {
+        let first = self.run_homotopy(handover, None);
+        let handed_over = handover.is_some_and(|h| first.comp_residual <= h);
+        if first.status.is_converged() || handed_over || !self.opts.warm_start_duals {
             return first;
         }
         self.opts.warm_start_duals = false;
-        let second = self.run_homotopy();
+        let second = self.run_homotopy(handover, None);
         self.opts.warm_start_duals = true;
-        let mut messages = first.messages.clone();
-        messages.push(format!(
-            "homotopy with dual warm starts ended {}; ran it again with primal warm starts only",
-            first.status.name()
-        ));
-        messages.extend(second.messages.iter().cloned());
-        let mut steps = first.steps.clone();
-        steps.extend(second.steps.iter().map(|s| HomotopyStep { recovery: true, ..s.clone() }));
-        let (a, b) = (first.timing, second.timing);
-        let timing = Timing { total: a.total + b.total, ipopt: a.ipopt + b.ipopt, kernels: a.kernels + b.kernels, own: a.own + b.own };
-        let chosen = if second.status.is_converged() || second.comp_residual <= first.comp_residual { second } else { first };
-        MpccResult { total_iterations: steps.iter().map(|s| s.iterations).sum(), steps, messages, timing, ..chosen }
+        let note = format!("homotopy with dual warm starts ended {}; ran it again with primal warm starts only", first.status.name());
+        merge(first, second, &note)
     }
 
-    fn run_homotopy(&mut self) -> MpccResult {
+    /// The homotopy from the initial guess; with `handover`, it stops (status
+    /// `CompTolNotReached`) at the first solved NLP whose residual is at most that and
+    /// records where it would go on; `resume` goes on from such a record.
+    fn run_homotopy(&mut self, handover: Option<f64>, resume_at: Option<(Vec<f64>, f64, usize)>) -> MpccResult {
         let t_total = Instant::now();
         let n_steps = self.planned_steps();
         let sigma_n = self.opts.sigma_final();
         let mut kappa = self.opts.kappa;
         let mut sigma = self.opts.sigma_0;
         let mut x: Vec<f64> = self.w0.iter().copied().chain(std::iter::repeat_n(self.opts.sigma_0, self.n_slack)).collect();
+        let mut k = 0;
+        if let Some((x_at, sigma_at, k_at)) = resume_at {
+            (x, sigma, k) = (x_at, sigma_at, k_at);
+        }
         let mut params: Vec<f64> = self.p0.iter().copied().chain([sigma]).collect();
         let mut steps = Vec::new();
         let mut messages = Vec::new();
@@ -291,7 +307,6 @@ impl MpccSolver {
         if self.opts.verbosity >= 1 {
             self.print_header();
         }
-        let mut k = 0;
         while k < n_steps {
             let t_step = Instant::now();
             *params.last_mut().expect("sigma is the last parameter") = sigma;
@@ -430,6 +445,14 @@ impl MpccSolver {
                 }
                 break;
             }
+            if handover.is_some_and(|h| eval.residual <= h) {
+                self.handed_over = Some((x.clone(), (sigma * kappa).max(sigma_n), k + 1));
+                messages.push(format!(
+                    "handed over to the active-set finish at step {k} (sigma = {sigma:e}, comp_res = {:.3e})",
+                    eval.residual
+                ));
+                break;
+            }
             k += 1;
             sigma = (sigma * kappa).max(sigma_n);
         }
@@ -501,6 +524,21 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
 /// `None` when the user set `tol` or `tol_follows_sigma` is off.
 fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<f64> {
     (opts.tol_follows_sigma && !opts.ipopt.iter().any(|(k, _)| k == "tol")).then(|| (0.1 * sigma).clamp(1e-14, 1e-8))
+}
+
+/// One result from two runs: the second's outcome if it converged or got closer, the
+/// tables, messages, iterations and times of both.
+fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
+    let mut messages = first.messages.clone();
+    messages.push(note.to_string());
+    messages.extend(second.messages.iter().cloned());
+    let mut steps = first.steps.clone();
+    steps.extend(second.steps.iter().map(|s| HomotopyStep { recovery: true, ..s.clone() }));
+    let (a, b) = (first.timing, second.timing);
+    let timing = Timing { total: a.total + b.total, ipopt: a.ipopt + b.ipopt, kernels: a.kernels + b.kernels, own: a.own + b.own };
+    let total_iterations = first.total_iterations + second.total_iterations;
+    let chosen = if second.status.is_converged() || second.comp_residual <= first.comp_residual { second } else { first };
+    MpccResult { total_iterations, steps, messages, timing, ..chosen }
 }
 
 /// The finish's NLP: `min f s.t. lbg ≤ g ≤ ubg, G ≥ 0, H ≥ 0` in w (no relaxation),

@@ -11,7 +11,10 @@
 pub mod problems;
 
 use casadi::{Function, Kind, Matrix, Sx};
-use fesd_codegen::{CodegenContext, CompileOptions, Kernel};
+use fesd_codegen::{CodegenContext, CompileOptions, Kernel, KernelLibrary};
+
+/// The five kernels of every compiled NLP, as `<module>_<name>`.
+const KERNELS: [&str; 5] = ["f", "grad_f", "g", "jac_g", "hess_l"];
 use ipopt::{NlpCallbacks, NlpStructure};
 use std::time::{Duration, Instant};
 
@@ -154,13 +157,24 @@ impl CompiledNlp {
         opts: &CompileOptions,
     ) -> Result<CompiledNlp> {
         let t0 = Instant::now();
-        let mut ctx = CodegenContext::new(module)?;
-        for f in nlp.derivative_functions(module)?.iter().chain(extras) {
-            ctx.add(f)?;
-        }
-        let src = ctx.render()?;
+        // On a warm cache the object is found from the problem itself (its serialized
+        // functions), without deriving and generating C again.
+        let alias = Self::alias(nlp, module, extras)?;
+        let mut names: Vec<String> = KERNELS.iter().map(|k| format!("{module}_{k}")).collect();
+        names.extend(extras.iter().map(|e| e.name()));
+        let lib = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
+            Some(lib) => lib,
+            None => {
+                let mut ctx = CodegenContext::new(module)?;
+                for f in nlp.derivative_functions(module)?.iter().chain(extras) {
+                    ctx.add(f)?;
+                }
+                let lib = ctx.render()?.compile(opts)?;
+                lib.record_alias(&alias, opts)?;
+                lib
+            }
+        };
         let t1 = Instant::now();
-        let lib = src.compile(opts)?;
         let k = |what: &str| lib.kernel(&format!("{module}_{what}"));
         let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
         let extras = extras.iter().map(|e| lib.kernel(&e.name())).collect::<std::result::Result<_, _>>()?;
@@ -179,6 +193,18 @@ impl CompiledNlp {
             eval_time: Duration::ZERO,
             evaluations: 0,
         })
+    }
+
+    /// Text that determines the generated module: the NLP and the extras, serialized
+    /// by CasADi, the module name and this crate's version (its derivative code).
+    fn alias<K: Kind>(nlp: &SymbolicNlp<K>, module: &str, extras: &[Function]) -> Result<String> {
+        let problem = Function::new(&format!("{module}_problem"), &[("x", &nlp.x), ("p", &nlp.p)], &[("f", &nlp.f), ("g", &nlp.g)])?;
+        let mut alias = format!("fesd-nlp {} {module}\n{}", env!("CARGO_PKG_VERSION"), problem.serialize()?);
+        for e in extras {
+            alias.push('\n');
+            alias.push_str(&e.serialize()?);
+        }
+        Ok(alias)
     }
 
     /// Number of variables.

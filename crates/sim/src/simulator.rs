@@ -67,14 +67,15 @@ impl SimulatorOptions {
     // All three tiers keep Ipopt's `warm_start_init_point no` and a σ-independent `tol`
     // (not the MPCC defaults): measured on `sim_benchmark`, the MPCC defaults cost
     // 449 instead of 329 Ipopt iterations on the oscillator and 9238 instead of 5552 on
-    // the relay.
+    // the relay. The active-set finish is off: a simulation step is certified by its
+    // own accuracy checks, and the finish would compile a second NLP per model.
 
     /// Tried first on each step by default: one NLP at σ = 1e-9 (a second at
     /// σ_N = 1e-10 if needed) from the previous step's solution, at most 30 Ipopt
     /// iterations, no recovery. Steps without a switch, the large majority, need
     /// nothing more.
     pub fn single_nlp_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, tol_follows_sigma: false, ..HomotopyOptions::default() }
+        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::default() }
             .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 30)
@@ -83,7 +84,7 @@ impl SimulatorOptions {
     /// Tried second by default: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
     /// iterations per NLP, no recovery: steps with a switch.
     pub fn short_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, ..HomotopyOptions::default() }
+        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::default() }
             .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 30)
@@ -93,7 +94,7 @@ impl SimulatorOptions {
     /// nosnoc's σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier
     /// update, the usual recovery and at most 500 Ipopt iterations per NLP.
     pub fn robust_homotopy() -> HomotopyOptions {
-        HomotopyOptions { tol_follows_sigma: false, ..HomotopyOptions::default() }.with_ipopt("mu_strategy", "adaptive")
+        HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::default() }.with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 500)
     }
