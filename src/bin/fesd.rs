@@ -56,6 +56,10 @@ struct MpccArgs {
     /// Warm-start dual variables between homotopy steps.
     #[arg(long = "warm-start-duals")]
     warm_start_duals: bool,
+    /// Skip the active-set finish (exact complementarity and a B-stationarity
+    /// certificate after the homotopy).
+    #[arg(long = "no-active-set-finish")]
+    no_active_set_finish: bool,
     /// Recovery attempts after a failed NLP.
     #[arg(long = "max-recoveries", default_value_t = 3)]
     max_recoveries: usize,
@@ -82,9 +86,10 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
 }
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     match cli.command {
-        Command::Mpcc(args) => match run_mpcc(&args) {
+        Command::Mpcc(args) => match run_mpcc(&args, started) {
             Ok(converged) => ExitCode::from(if converged { 0 } else { 1 }),
             Err(e) => {
                 eprintln!("fesd mpcc: {e}");
@@ -148,9 +153,10 @@ fn emit(text: &str) -> std::io::Result<()> {
     }
 }
 
-fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
+fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dyn std::error::Error>> {
     let redirect = StdoutToStderr::new(args.json);
     let mut mpcc = nosbench::read_file(&args.file)?;
+    let read = started.elapsed();
     if let Some(p0) = &args.p0 {
         mpcc.p0 = p0.clone();
     }
@@ -167,10 +173,21 @@ fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
         max_recoveries: args.max_recoveries,
         verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
+        active_set_finish: !args.no_active_set_finish,
         ..HomotopyOptions::default()
     };
     let mut solver = MpccSolver::new(&mpcc, opts)?;
+    let built = started.elapsed();
     let result = solver.solve();
+    if args.verbose >= 1 {
+        println!(
+            "start-up: read and checked in {:.1} ms, NLP built in {:.1} ms (kernels cached: {}), first Ipopt iteration {:.1} ms after process start",
+            read.as_secs_f64() * 1e3,
+            (built - read).as_secs_f64() * 1e3,
+            solver.kernels_cached(),
+            (built.as_secs_f64() + result.timing.first_iteration) * 1e3
+        );
+    }
     redirect.restore();
     let name = args.file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     if args.json {
@@ -189,6 +206,9 @@ fn run_mpcc(args: &MpccArgs) -> Result<bool, Box<dyn std::error::Error>> {
             result.timing.own,
             solver.build_time().as_secs_f64()
         );
+        if let Some(f) = &result.finish {
+            text.push_str(&format!("  stationarity: {} ({} biactive pairs)\n", f.stationarity.name(), f.biactive));
+        }
         for m in &result.messages {
             text.push_str(&format!("  note: {m}\n"));
         }
@@ -211,6 +231,9 @@ fn report(file: &str, r: &MpccResult, build_time: f64) -> serde_json::Value {
         "kernel_time": r.timing.kernels,
         "own_time": r.timing.own,
         "build_time": build_time,
+        "first_iteration_time": r.timing.first_iteration,
+        "stationarity": r.finish.as_ref().map(|f| f.stationarity.name()),
+        "finish": r.finish,
         "w": r.w,
         "steps": r.steps,
         "multipliers": r.multipliers,

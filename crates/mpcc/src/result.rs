@@ -128,6 +128,10 @@ pub struct Timing {
     pub kernels: f64,
     /// Our own code: everything outside Ipopt (set-up, residuals, warm starts, table).
     pub own: f64,
+    /// From the start of the solve to the end of Ipopt's first iteration (iteration 0,
+    /// the initial point), in seconds.
+    #[serde(default)]
+    pub first_iteration: f64,
 }
 
 /// The outcome of [`MpccSolver::solve`](crate::MpccSolver::solve): always the last iterate.

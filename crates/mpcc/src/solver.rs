@@ -303,6 +303,7 @@ impl MpccSolver {
         let mut force_cold = false;
         let mut status = MpccStatus::CompTolNotReached;
         let mut inside_ipopt = Duration::ZERO;
+        let mut first_iteration: Option<Duration> = None;
         self.compiled.reset_eval_stats();
         if self.opts.verbosity >= 1 {
             self.print_header();
@@ -317,6 +318,9 @@ impl MpccSolver {
             let mut last_mu = f64::NAN;
             let mut track_mu = |info: &ipopt::IterationInfo| {
                 last_mu = info.mu;
+                if first_iteration.is_none() {
+                    first_iteration = Some(t_total.elapsed());
+                }
                 true
             };
             let t_ipopt = Instant::now();
@@ -474,6 +478,7 @@ impl MpccSolver {
                 ipopt: inside_ipopt.saturating_sub(kernel_time).as_secs_f64(),
                 kernels: kernel_time.as_secs_f64(),
                 own: total.saturating_sub(inside_ipopt).as_secs_f64(),
+                first_iteration: first_iteration.unwrap_or(total).as_secs_f64(),
             },
             messages,
             finish: None,
@@ -535,7 +540,13 @@ fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
     let mut steps = first.steps.clone();
     steps.extend(second.steps.iter().map(|s| HomotopyStep { recovery: true, ..s.clone() }));
     let (a, b) = (first.timing, second.timing);
-    let timing = Timing { total: a.total + b.total, ipopt: a.ipopt + b.ipopt, kernels: a.kernels + b.kernels, own: a.own + b.own };
+    let timing = Timing {
+        total: a.total + b.total,
+        ipopt: a.ipopt + b.ipopt,
+        kernels: a.kernels + b.kernels,
+        own: a.own + b.own,
+        first_iteration: a.first_iteration,
+    };
     let total_iterations = first.total_iterations + second.total_iterations;
     let chosen = if second.status.is_converged() || second.comp_residual <= first.comp_residual { second } else { first };
     MpccResult { total_iterations, steps, messages, timing, ..chosen }
