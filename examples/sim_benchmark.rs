@@ -44,6 +44,8 @@ fn report(name: &str, r: &SimulationResult, best: f64, reference_s: f64) {
     println!("{name}_wall_time_s = {best:.4}");
     println!("{name}_ipopt_iterations = {it}");
     println!("{name}_ms_per_iteration = {:.4}", r.timing.total / it.max(1) as f64 * 1e3);
+    println!("{name}_wasted_iterations = {}", r.wasted_iterations());
+    println!("{name}_wasted_share = {:.3}", r.wasted_iterations() as f64 / it.max(1) as f64);
     println!("{name}_speedup_vs_nosnoc = {:.2}", reference_s / best);
 }
 

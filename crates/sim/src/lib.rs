@@ -18,4 +18,4 @@ mod simulator;
 pub use discretization::{FesdInterval, Layout};
 pub use error::{Result, SimError};
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
-pub use simulator::{OnStepFailure, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};
+pub use simulator::{Attempt, OnStepFailure, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};

@@ -78,3 +78,36 @@ pub fn four_quadrants() -> PssModel {
 pub fn four_quadrants_exact(t: f64) -> [f64; 2] {
     [0.1 + 0.2 * (t - 1.2), 0.6 * (t - 1.2)]
 }
+
+/// Three blocks on a line with Coulomb friction (the reference implementation's
+/// friction example): `x = (q1, q2, q3, v1, v2, v3, t)`, `q̇ = v`,
+/// `v̇1 = −q1 + (q2 − q1) − v1 − F sign(v1)`, `v̇2 = (q1 − q2) + (q3 − q2) − v2 − F sign(v2)`,
+/// `v̇3 = (q2 − q3) − v3 + 10 cos(π t) − F sign(v3)`, `ṫ = 1`, with friction force
+/// `F = 0.3`: three independent subsystems, switching on v1, v2 and v3.
+pub fn friction_blocks() -> Result<PssModel, ModelError> {
+    let x = SX::sym("x", 7);
+    let e = |i: usize| x.at(i);
+    let (q1, q2, q3, v1, v2, v3, t) = (e(0)?, e(1)?, e(2)?, e(3)?, e(4)?, e(5)?, e(6)?);
+    let pi = std::f64::consts::PI;
+    let a1 = -&q1 + (&q2 - &q1) - &v1;
+    let a2 = (&q1 - &q2) + (&q3 - &q2) - &v2;
+    let a3 = (&q2 - &q3) - &v3 + (&t * pi).cos() * 10.0;
+    let f0 = SX::vertcat(&[&v1, &v2, &v3, &a1, &a2, &a3, &SX::scalar(1.0)])?;
+    let friction = 0.3;
+    let mut model = PssModel::new(x.clone()).with_drift(f0);
+    for i in 0..3 {
+        // Region v_i > 0: −F on v̇_i; region v_i < 0: +F.
+        let push = |sign: f64| {
+            let mut v = vec![0.0; 7];
+            v[3 + i] = sign * friction;
+            SX::from_slice(&v)
+        };
+        model = model.with_subsystem(Subsystem::new(x.at(3 + i)?, vec![vec![1], vec![-1]], vec![push(-1.0), push(1.0)]));
+    }
+    Ok(model)
+}
+
+/// The initial state of [`friction_blocks`]: `(−1, 1, −1, −1, 1, 1, 0)`.
+pub fn friction_blocks_x0() -> [f64; 7] {
+    [-1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 0.0]
+}

@@ -5,7 +5,7 @@ use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
 use crate::options::FesdOptions;
 use fesd_model::PssModel;
-use fesd_mpcc::{HomotopyOptions, MpccSolver, MpccStatus};
+use fesd_mpcc::{HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -46,6 +46,11 @@ pub struct SimulatorOptions {
     /// finite elements in one step (e.g. reaching and leaving a sliding mode) make the
     /// step's MPCC infeasible; halving the step gives each change its own element.
     pub max_step_halvings: usize,
+    /// How many of `homotopies` are tried on a piece that may still be halved
+    /// (default 2, all of the default ones). At the last halving level every homotopy
+    /// and then the fallback are tried. Measured Ipopt iterations with 2 / 1:
+    /// oscillator 329 / 432, relay 5 552 / 4 134, friction blocks 2 421 / 3 832.
+    pub tiers_before_halving: usize,
 }
 
 impl Default for SimulatorOptions {
@@ -59,6 +64,7 @@ impl Default for SimulatorOptions {
             on_failure: OnStepFailure::default(),
             active_tol: 1e-5,
             max_step_halvings: 5,
+            tiers_before_halving: 2,
         }
     }
 }
@@ -123,6 +129,57 @@ pub struct StepReport {
     pub wall_time: f64,
     /// The homotopy's messages.
     pub messages: Vec<String>,
+    /// Every homotopy attempt on this piece, in order (the last one's outcome is
+    /// `status`).
+    pub attempts: Vec<Attempt>,
+}
+
+impl StepReport {
+    /// The tier (index into the schedules tried: `homotopies`, then the fallback)
+    /// whose attempt solved this piece, if one did.
+    pub fn solved_by(&self) -> Option<usize> {
+        self.attempts.iter().find(|a| a.status.is_converged()).map(|a| a.tier)
+    }
+
+    /// Ipopt iterations of attempts that did not solve the piece.
+    pub fn wasted_iterations(&self) -> usize {
+        self.attempts.iter().filter(|a| !a.status.is_converged()).map(|a| a.iterations).sum()
+    }
+}
+
+/// One homotopy attempt on a piece of a step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Index of the schedule: `0..homotopies.len()`, then the fallback.
+    pub tier: usize,
+    /// How it ended.
+    pub status: MpccStatus,
+    /// Ipopt iterations.
+    pub iterations: usize,
+    /// Wall time in seconds.
+    pub wall_time: f64,
+}
+
+/// The report of one piece from its last homotopy result and all its attempts.
+fn step_report(step: usize, t_start: f64, length: f64, halvings: usize, r: &MpccResult, attempts: Vec<Attempt>) -> StepReport {
+    let mut messages: Vec<String> = attempts[..attempts.len().saturating_sub(1)]
+        .iter()
+        .map(|a| format!("homotopy {} ended {:?} after {} Ipopt iterations", a.tier, a.status, a.iterations))
+        .collect();
+    messages.extend(r.messages.iter().cloned());
+    StepReport {
+        step,
+        t_start,
+        length,
+        halvings,
+        status: r.status,
+        homotopy_steps: r.steps.len(),
+        iterations: attempts.iter().map(|a| a.iterations).sum(),
+        comp_residual: r.comp_residual,
+        wall_time: attempts.iter().map(|a| a.wall_time).sum(),
+        messages,
+        attempts,
+    }
 }
 
 /// Wall-time split of a simulation in seconds (excluding the one-time compilation).
@@ -179,6 +236,12 @@ impl SimulationResult {
     /// Total Ipopt iterations.
     pub fn total_iterations(&self) -> usize {
         self.steps.iter().map(|s| s.iterations).sum()
+    }
+
+    /// Ipopt iterations spent in attempts that failed (pieces that were then halved,
+    /// or solved by a later tier).
+    pub fn wasted_iterations(&self) -> usize {
+        self.steps.iter().map(|s| s.wasted_iterations()).sum()
     }
 
     /// The final state.
@@ -302,6 +365,32 @@ impl Simulator {
         self.simulate_steps(x0, u, p, self.opts.step, self.opts.n_steps)
     }
 
+    /// Tries the homotopy tiers on the current piece (parameters already set) until one
+    /// converges: the first `tiers_before_halving` where the piece may still be
+    /// halved, every tier and then the fallback where it may not.
+    fn attempt_piece(&mut self, guess: &[f64], may_halve: bool, res: &mut SimulationResult) -> Result<(MpccResult, Vec<Attempt>)> {
+        let tiers = if may_halve { self.opts.tiers_before_halving.clamp(1, self.opts.homotopies.len()) } else { self.opts.homotopies.len() };
+        let fallback = if may_halve { None } else { self.opts.fallback_homotopy.clone() };
+        let schedules: Vec<HomotopyOptions> = self.opts.homotopies[..tiers].iter().cloned().chain(fallback).collect();
+        let mut last = None;
+        let mut tries = Vec::new();
+        for (tier, h) in schedules.into_iter().enumerate() {
+            self.solver.set_options(h)?;
+            self.solver.set_initial_guess(guess)?;
+            let this = self.solver.solve();
+            res.timing.ipopt += this.timing.ipopt;
+            res.timing.kernels += this.timing.kernels;
+            tries.push(Attempt { tier, status: this.status, iterations: this.total_iterations, wall_time: this.timing.total });
+            let done = this.status.is_converged();
+            last = Some(this);
+            if done {
+                break;
+            }
+        }
+        let r = last.ok_or(SimError::InvalidOption { name: "homotopies", reason: "no homotopy to try".into() })?;
+        Ok((r, tries))
+    }
+
     /// Simulates `n_steps` steps of length `step` (the compiled problem serves any step
     /// length; nothing is recompiled).
     pub fn simulate_steps(&mut self, x0: &[f64], u: &[f64], p: &[f64], step: f64, n_steps: usize) -> Result<SimulationResult> {
@@ -344,50 +433,16 @@ impl Simulator {
             });
         }
         'steps: for k in 0..n_steps {
-            // Pieces of this step still to do: (length, halvings).
+            // Pieces of this step still to do, as a stack: (length, halvings).
             let mut pieces = vec![(step, 0usize)];
             while let Some((len, depth)) = pieces.pop() {
                 let params: Vec<f64> = x.iter().chain(u).chain(p).chain([&len]).chain(&lambda0).copied().collect();
                 self.solver.set_parameters(&params)?;
-                // The fallback homotopy runs only where halving can no longer help.
                 let may_halve = depth < self.opts.max_step_halvings;
-                let fallback = if may_halve { None } else { self.opts.fallback_homotopy.clone() };
-                let schedules: Vec<HomotopyOptions> = self.opts.homotopies.iter().cloned().chain(fallback).collect();
-                let mut r = None;
-                let mut tries = Vec::new();
-                for (attempt, h) in schedules.into_iter().enumerate() {
-                    self.solver.set_options(h)?;
-                    self.solver.set_initial_guess(&guess)?;
-                    let this = self.solver.solve();
-                    res.timing.ipopt += this.timing.ipopt;
-                    res.timing.kernels += this.timing.kernels;
-                    tries.push((attempt, this.total_iterations, this.status, this.timing.total));
-                    let done = this.status.is_converged();
-                    r = Some(this);
-                    if done {
-                        break;
-                    }
-                }
-                let r = r.expect("at least one homotopy schedule");
+                let (r, tries) = self.attempt_piece(&guess, may_halve, &mut res)?;
                 let converged = r.status.is_converged();
-                let mut messages: Vec<String> = tries[..tries.len() - 1]
-                    .iter()
-                    .map(|(attempt, iterations, status, _)| format!("homotopy {attempt} ended {status:?} after {iterations} Ipopt iterations"))
-                    .collect();
-                messages.extend(r.messages.iter().cloned());
-                res.steps.push(StepReport {
-                    step: k,
-                    t_start: t0,
-                    length: len,
-                    halvings: depth,
-                    status: r.status,
-                    homotopy_steps: r.steps.len(),
-                    iterations: tries.iter().map(|t| t.1).sum(),
-                    comp_residual: r.comp_residual,
-                    wall_time: tries.iter().map(|t| t.3).sum(),
-                    messages,
-                });
-                if !converged && depth < self.opts.max_step_halvings {
+                res.steps.push(step_report(k, t0, len, depth, &r, tries));
+                if !converged && may_halve {
                     // Retry as two halves (the second is pushed first: a stack).
                     pieces.push((len / 2.0, depth + 1));
                     pieces.push((len / 2.0, depth + 1));
