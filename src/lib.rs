@@ -34,6 +34,7 @@ pub use casadi;
 pub use fesd_codegen as codegen;
 pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;
+pub use fesd_ocp as ocp;
 pub use fesd_rk as rk;
 pub use fesd_sim as sim;
 pub use fesd_nlp as nlp;

@@ -1,0 +1,168 @@
+//! The finite-element kernel: one SX function holding everything inside one element,
+//! evaluated for every element of the horizon through one CasADi `map`, so that the
+//! generated C does not grow with the number of elements.
+//!
+//! `element(x0, k, z, h, u, p, lam0) -> (eq, x_end, G, H, quad, theta, x_stage)`:
+//! - `x0` the state at the element's start, `k` the stage unknowns (stage states in
+//!   the integral form, stage derivatives in the differential form, `n_x · n_s`),
+//!   `z` the algebraic variables of every point (`n_z · n_pts`: the stages, then the
+//!   end point where the tableau is not stiffly accurate), `h` the step size, `u` the
+//!   control, `p` the parameters, `lam0` the boundary duals at the element's start;
+//! - `eq = 0`: RK stage equations, the DCS at every point; `x_end` the end state;
+//!   `0 ≤ G ⊥ H ≥ 0` the complementarity pairs with cross complementarity (or, without
+//!   FESD, the pointwise pairs); `quad` the Lagrange cost `h Σ b_m L(x_m, u, p)`;
+//!   `theta` and `x_stage` for the results.
+
+use crate::error::Result;
+use casadi::{Function, SX};
+use fesd_model::{PssModel, StageAlgebra};
+use fesd_rk::ButcherTableau;
+use fesd_sim::{CrossComplementarity, FesdOptions, IrkRepresentation};
+
+/// Sizes of one element's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ElementSizes {
+    pub n_x: usize,
+    pub n_s: usize,
+    pub n_z: usize,
+    pub n_pts: usize,
+    pub n_comp: usize,
+    pub n_theta: usize,
+}
+
+/// Weighted sum Σ_j c_j v_j of n-vectors.
+fn weighted_sum(c: &[f64], v: &[SX], n: usize) -> SX {
+    c.iter().zip(v).fold(SX::zeros(n, 1), |acc, (cj, vj)| if *cj == 0.0 { acc } else { acc + vj * *cj })
+}
+
+fn sum(v: &[SX]) -> SX {
+    v.iter().skip(1).fold(v[0].clone(), |acc, e| acc + e)
+}
+
+fn column(items: &[SX]) -> Result<SX> {
+    if items.is_empty() {
+        return Ok(SX::zeros(0, 1));
+    }
+    Ok(SX::vertcat(&items.iter().collect::<Vec<_>>())?)
+}
+
+fn entries(v: &SX) -> Result<Vec<SX>> {
+    Ok((0..v.nrow()).map(|i| v.at(i)).collect::<std::result::Result<_, _>>()?)
+}
+
+/// Builds the element kernel. `lagrange` is the stage cost `L(x, u, p)` (scalar SX in
+/// the model's symbols), if any.
+pub(crate) fn element_kernel(
+    model: &PssModel,
+    alg: &StageAlgebra,
+    tableau: &ButcherTableau,
+    opts: &FesdOptions,
+    lagrange: Option<&SX>,
+) -> Result<(Function, ElementSizes)> {
+    let (n_x, n_s, n_z, n_comp) = (model.n_x(), tableau.n_s(), alg.n_z(), alg.n_comp());
+    let end_point = !tableau.is_stiffly_accurate();
+    let n_pts = n_s + usize::from(end_point);
+    let sizes = ElementSizes { n_x, n_s, n_z, n_pts, n_comp, n_theta: alg.theta.nrow() };
+    let stage_fn = alg.function(model, "ocp_stage")?;
+    let cost_fn = match lagrange {
+        Some(l) => Some(Function::new("ocp_lagrange", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("l", l)])?),
+        None => None,
+    };
+    let (x0, k, z) = (SX::sym("x0", n_x), SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts));
+    let (h, u, p, lam0) = (SX::sym("h", 1), model.u.clone(), model.p.clone(), SX::sym("lam0", n_comp));
+    let ks: Vec<SX> = (0..n_s).map(|m| k.slice(m * n_x..(m + 1) * n_x)).collect::<std::result::Result<_, _>>()?;
+    let zs: Vec<SX> = (0..n_pts).map(|m| z.slice(m * n_z..(m + 1) * n_z)).collect::<std::result::Result<_, _>>()?;
+    let stage_x: Vec<SX> = match opts.irk_representation {
+        IrkRepresentation::Integral => ks.clone(),
+        IrkRepresentation::Differential => (0..n_s).map(|m| &x0 + &h * weighted_sum(&tableau.a[m], &ks, n_x)).collect(),
+    };
+    let (mut eq, mut xdots, mut thetas, mut primals, mut duals) = (vec![], vec![], vec![], vec![], vec![]);
+    let mut quad = SX::scalar(0.0);
+    for m in 0..n_s {
+        let out = stage_fn.call(&[&stage_x[m], &u, &p, &zs[m]])?;
+        xdots.push(out[0].clone());
+        eq.push(out[1].clone());
+        thetas.push(out[2].clone());
+        primals.push(entries(&out[3])?);
+        duals.push(entries(&out[4])?);
+        if let Some(c) = &cost_fn {
+            quad = quad + c.call(&[&stage_x[m], &u, &p])?.remove(0) * tableau.b[m];
+        }
+    }
+    quad = &quad * &h;
+    for m in 0..n_s {
+        match opts.irk_representation {
+            IrkRepresentation::Differential => eq.push(ks[m].try_sub(&xdots[m])?),
+            IrkRepresentation::Integral => eq.push(ks[m].try_sub(&x0)? - &h * weighted_sum(&tableau.a[m], &xdots, n_x)),
+        }
+    }
+    let x_end = &x0 + &h * weighted_sum(&tableau.b, &xdots, n_x);
+    if end_point {
+        let out = stage_fn.call(&[&x_end, &u, &p, &zs[n_s]])?;
+        eq.push(out[1].clone());
+        primals.push(entries(&out[3])?);
+        duals.push(entries(&out[4])?);
+    }
+    let left = entries(&lam0)?;
+    let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals, n_comp);
+    let f = Function::new(
+        "ocp_element",
+        &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0)],
+        &[
+            ("eq", &column(&eq)?),
+            ("x_end", &x_end),
+            ("G", &column(&big_g)?),
+            ("H", &column(&big_h)?),
+            ("quad", &quad),
+            ("theta", &column(&thetas)?),
+            ("x_stage", &column(&stage_x)?),
+        ],
+    )?;
+    Ok((f, sizes))
+}
+
+/// The pairs of one element: cross complementarity in the chosen mode (with FESD),
+/// or each point's own pairs (standard discretization).
+fn complementarity_pairs(opts: &FesdOptions, left: &[SX], primals: &[Vec<SX>], duals: &[Vec<SX>], n_comp: usize) -> (Vec<SX>, Vec<SX>) {
+    let (mut big_g, mut big_h) = (Vec::new(), Vec::new());
+    for i in 0..n_comp {
+        let pr: Vec<SX> = primals.iter().map(|p| p[i].clone()).collect();
+        if !opts.use_fesd {
+            for (a, pt) in pr.iter().zip(duals) {
+                big_g.push(a.clone());
+                big_h.push(pt[i].clone());
+            }
+            continue;
+        }
+        let du: Vec<SX> = std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect();
+        match opts.cross_complementarity {
+            CrossComplementarity::StagePairs => {
+                for a in &pr {
+                    for d in &du {
+                        big_g.push(a.clone());
+                        big_h.push(d.clone());
+                    }
+                }
+            }
+            CrossComplementarity::StageVsElementSum => {
+                let s = sum(&du);
+                for a in &pr {
+                    big_g.push(a.clone());
+                    big_h.push(s.clone());
+                }
+            }
+            CrossComplementarity::ElementSumVsStage => {
+                let s = sum(&pr);
+                for d in &du {
+                    big_g.push(s.clone());
+                    big_h.push(d.clone());
+                }
+            }
+            CrossComplementarity::ElementSums => {
+                big_g.push(sum(&pr));
+                big_h.push(sum(&du));
+            }
+        }
+    }
+    (big_g, big_h)
+}

@@ -1,0 +1,34 @@
+//! Errors of the optimal control layer.
+
+/// Why an optimal control problem could not be set up (a solve that fails is a
+/// status in the result, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum OcpError {
+    /// The model is invalid.
+    #[error(transparent)]
+    Model(#[from] fesd_model::ModelError),
+    /// A symbolic operation failed (CasADi's message).
+    #[error(transparent)]
+    Casadi(#[from] casadi::Error),
+    /// The MPCC layer rejected the transcription or an option.
+    #[error(transparent)]
+    Mpcc(#[from] fesd_mpcc::MpccError),
+    /// The discretization options are invalid.
+    #[error(transparent)]
+    Discretization(#[from] fesd_sim::SimError),
+    /// A size, bound or value of the problem is wrong.
+    #[error("{what}: {reason}")]
+    Invalid {
+        /// Which part of the problem.
+        what: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, OcpError>;
+
+pub(crate) fn invalid<T>(what: &'static str, reason: impl Into<String>) -> Result<T> {
+    Err(OcpError::Invalid { what, reason: reason.into() })
+}

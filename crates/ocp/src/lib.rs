@@ -1,0 +1,24 @@
+//! Direct optimal control of piecewise smooth systems with FESD.
+//!
+//! An [`Ocp`] states the problem on a [`fesd_model::PssModel`]: horizon (fixed or
+//! free), N control intervals with piecewise-constant controls, N_FE finite elements
+//! per interval, bounds, Lagrange and Mayer costs, terminal constraints.
+//! [`OcpSolver::new`] transcribes it: one SX kernel holds a finite element's
+//! equations and complementarity pairs, mapped (CasADi `map`) over all N · N_FE
+//! elements, so the generated C does not grow with N; small couplings link neighbours
+//! (continuity, boundary duals, Σh = T/N per interval). Every unknown is named in a
+//! [`VariableTable`]. The MPCC is solved by the homotopy of `fesd-mpcc`;
+//! [`OcpSolver::solve`] again reuses the compiled kernels and starts from the previous
+//! solution.
+
+mod element;
+mod error;
+mod problem;
+mod solver;
+mod table;
+mod transcribe;
+
+pub use error::{OcpError, Result};
+pub use problem::{Horizon, InitialState, Ocp, OcpOptions, TerminalConstraint};
+pub use solver::{OcpResult, OcpSolver};
+pub use table::{Block, VariableTable};

@@ -1,0 +1,196 @@
+//! The optimal control problem on a PSS model, validated once.
+
+use crate::error::{invalid, Result};
+use casadi::SX;
+use fesd_model::PssModel;
+use fesd_mpcc::HomotopyOptions;
+use fesd_sim::FesdOptions;
+
+/// The horizon T.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Horizon {
+    /// A fixed T > 0.
+    Fixed(f64),
+    /// T is a decision variable in `[lower, upper]` (e.g. time-optimal control).
+    Free {
+        /// Lower bound (> 0).
+        lower: f64,
+        /// Upper bound.
+        upper: f64,
+        /// Initial guess.
+        guess: f64,
+    },
+}
+
+/// The initial state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InitialState {
+    /// Given; a parameter of the NLP, so it can change between solves without
+    /// recompiling ([`OcpSolver::set_x0`](crate::OcpSolver::set_x0)).
+    Fixed(Vec<f64>),
+    /// A decision variable with bounds and guess.
+    Free {
+        /// Lower bounds.
+        lower: Vec<f64>,
+        /// Upper bounds.
+        upper: Vec<f64>,
+        /// Initial guess.
+        guess: Vec<f64>,
+    },
+}
+
+/// Constraints `lower ≤ c(x(T), p) ≤ upper` on the final state.
+#[derive(Clone, Debug)]
+pub struct TerminalConstraint {
+    /// `c` in the model's symbols `x` and `p`.
+    pub expr: SX,
+    /// Lower bounds.
+    pub lower: Vec<f64>,
+    /// Upper bounds.
+    pub upper: Vec<f64>,
+}
+
+/// Options of the discretization and the solver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OcpOptions {
+    /// The FESD discretization of every control interval (`n_fe` elements each).
+    pub fesd: FesdOptions,
+    /// The MPCC homotopy.
+    pub homotopy: HomotopyOptions,
+}
+
+impl Default for OcpOptions {
+    fn default() -> Self {
+        OcpOptions { fesd: FesdOptions::default(), homotopy: HomotopyOptions::default() }
+    }
+}
+
+/// `min ∫ L dt + M(x(T)) + w_T T` over piecewise-constant controls, subject to the
+/// PSS dynamics (FESD), bounds on controls and on the states at element boundaries, and
+/// terminal constraints.
+#[derive(Clone, Debug)]
+pub struct Ocp {
+    /// The dynamics.
+    pub model: PssModel,
+    /// Fixed or free horizon.
+    pub horizon: Horizon,
+    /// Number of control intervals N (≥ 1); Σh = T/N in each.
+    pub n_intervals: usize,
+    /// Initial state.
+    pub x0: InitialState,
+    /// Control bounds and guess (one value per control).
+    pub u_lower: Vec<f64>,
+    /// Upper control bounds.
+    pub u_upper: Vec<f64>,
+    /// Initial guess of the controls.
+    pub u_guess: Vec<f64>,
+    /// State bounds at every element boundary.
+    pub x_lower: Vec<f64>,
+    /// Upper state bounds.
+    pub x_upper: Vec<f64>,
+    /// Stage cost L(x, u, p), integrated with the RK quadrature.
+    pub lagrange: Option<SX>,
+    /// Terminal cost M(x, p) at x(T).
+    pub mayer: Option<SX>,
+    /// Weight of T in the cost (1 for time-optimal control; default 0).
+    pub time_cost: f64,
+    /// Terminal constraints.
+    pub terminal: Option<TerminalConstraint>,
+    /// Values of the model's parameters.
+    pub p: Vec<f64>,
+    /// Discretization and solver options.
+    pub options: OcpOptions,
+}
+
+impl Ocp {
+    /// An OCP on `model` with `n_intervals` intervals over a fixed horizon `t_final`,
+    /// fixed initial state `x0`, unbounded controls and states, no cost yet.
+    pub fn new(model: PssModel, t_final: f64, n_intervals: usize, x0: &[f64]) -> Self {
+        let (n_x, n_u) = (model.n_x(), model.u.nrow());
+        Ocp {
+            horizon: Horizon::Fixed(t_final),
+            n_intervals,
+            x0: InitialState::Fixed(x0.to_vec()),
+            u_lower: vec![f64::NEG_INFINITY; n_u],
+            u_upper: vec![f64::INFINITY; n_u],
+            u_guess: vec![0.0; n_u],
+            x_lower: vec![f64::NEG_INFINITY; n_x],
+            x_upper: vec![f64::INFINITY; n_x],
+            lagrange: None,
+            mayer: None,
+            time_cost: 0.0,
+            terminal: None,
+            p: vec![0.0; model.p.nrow()],
+            options: OcpOptions::default(),
+            model,
+        }
+    }
+
+    /// Checks sizes, bounds and options; the first problem found is the error.
+    pub fn validate(&self) -> Result<()> {
+        self.model.validate()?;
+        self.options.fesd.validate()?;
+        self.options.homotopy.validate()?;
+        let (n_x, n_u, n_p) = (self.model.n_x(), self.model.u.nrow(), self.model.p.nrow());
+        if self.n_intervals == 0 {
+            return invalid("n_intervals", "needs at least one control interval");
+        }
+        match &self.horizon {
+            Horizon::Fixed(t) if !(t.is_finite() && *t > 0.0) => return invalid("horizon", format!("T = {t} must be positive and finite")),
+            Horizon::Free { lower, upper, guess } if !(lower.is_finite() && *lower > 0.0 && lower <= upper && upper.is_finite() && guess.is_finite()) => {
+                return invalid("horizon", format!("bounds [{lower}, {upper}] must be finite with 0 < lower ≤ upper"))
+            }
+            _ => {}
+        }
+        match &self.x0 {
+            InitialState::Fixed(x0) => check_values("x0", x0, n_x)?,
+            InitialState::Free { lower, upper, guess } => {
+                check_bounds("x0", lower, upper, n_x)?;
+                check_values("x0 guess", guess, n_x)?;
+            }
+        }
+        check_bounds("u", &self.u_lower, &self.u_upper, n_u)?;
+        check_values("u_guess", &self.u_guess, n_u)?;
+        check_bounds("x", &self.x_lower, &self.x_upper, n_x)?;
+        check_values("p", &self.p, n_p)?;
+        if !self.time_cost.is_finite() {
+            return invalid("time_cost", "must be finite");
+        }
+        for (what, e) in [("lagrange", &self.lagrange), ("mayer", &self.mayer)] {
+            if let Some(e) = e {
+                if e.shape() != (1, 1) {
+                    return invalid(what, format!("the cost must be a scalar, got {}x{}", e.nrow(), e.ncol()));
+                }
+            }
+        }
+        if let Some(t) = &self.terminal {
+            if t.expr.ncol() != 1 {
+                return invalid("terminal", "the constraint must be a column vector");
+            }
+            check_bounds("terminal", &t.lower, &t.upper, t.expr.nrow())?;
+        }
+        Ok(())
+    }
+}
+
+fn check_values(what: &'static str, v: &[f64], len: usize) -> Result<()> {
+    if v.len() != len {
+        return invalid(what, format!("{} values given, {len} expected", v.len()));
+    }
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return invalid(what, format!("entry {i} is {}", v[i]));
+    }
+    Ok(())
+}
+
+fn check_bounds(what: &'static str, lower: &[f64], upper: &[f64], len: usize) -> Result<()> {
+    if lower.len() != len || upper.len() != len {
+        return invalid(what, format!("bounds have {} and {} entries, {len} expected", lower.len(), upper.len()));
+    }
+    for (i, (l, u)) in lower.iter().zip(upper).enumerate() {
+        if l.is_nan() || u.is_nan() || l > u || *l == f64::INFINITY || *u == f64::NEG_INFINITY {
+            return invalid(what, format!("entry {i}: bounds [{l}, {u}] are empty"));
+        }
+    }
+    Ok(())
+}

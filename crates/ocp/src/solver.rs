@@ -1,0 +1,140 @@
+//! Solving the transcribed OCP and reading its results by name.
+
+use crate::error::{invalid, Result};
+use crate::problem::Ocp;
+use crate::table::VariableTable;
+use crate::transcribe::{transcribe, Transcription};
+use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// A compiled OCP: solve it, change x0 or parameters, solve again (warm-started from
+/// the previous solution, nothing recompiled).
+pub struct OcpSolver {
+    t: Transcription,
+    solver: MpccSolver,
+    p0: Vec<f64>,
+    n_p: usize,
+    n_intervals: usize,
+    build_time: Duration,
+}
+
+/// The solution of an OCP, by name.
+#[derive(Clone, Debug, Serialize)]
+pub struct OcpResult {
+    /// How the homotopy ended.
+    pub status: MpccStatus,
+    /// Objective value.
+    pub objective: f64,
+    /// Complementarity residual max |G_i H_i|.
+    pub comp_residual: f64,
+    /// The horizon T (fixed, or the optimal one).
+    pub t_final: f64,
+    /// Times of the element boundaries (N · N_FE + 1 values).
+    pub t: Vec<f64>,
+    /// States at the element boundaries, x0 first.
+    pub x: Vec<Vec<f64>>,
+    /// Control of every interval.
+    pub u: Vec<Vec<f64>>,
+    /// Step size of every element.
+    pub h: Vec<f64>,
+    /// Start time of every control interval, and T.
+    pub t_controls: Vec<f64>,
+    /// The MPCC solve: homotopy table, iterations, timings, certificate.
+    pub mpcc: MpccResult,
+    /// The NLP vector and its table.
+    pub w: Vec<f64>,
+    /// Names and places of the unknowns.
+    pub table: VariableTable,
+}
+
+impl OcpSolver {
+    /// Validates, transcribes and compiles `ocp` (kernels cached on disk).
+    pub fn new(ocp: &Ocp) -> Result<OcpSolver> {
+        ocp.validate()?;
+        let start = Instant::now();
+        let t = transcribe(ocp)?;
+        let solver = MpccSolver::new(&t.mpcc, ocp.options.homotopy.clone())?;
+        Ok(OcpSolver {
+            p0: t.mpcc.p0.clone(),
+            n_p: ocp.p.len(),
+            n_intervals: ocp.n_intervals,
+            solver,
+            t,
+            build_time: start.elapsed(),
+        })
+    }
+
+    /// Time spent transcribing and compiling (or loading) the kernels.
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    /// The variable table.
+    pub fn table(&self) -> &VariableTable {
+        &self.t.table
+    }
+
+    /// A new fixed initial state for the following solves.
+    pub fn set_x0(&mut self, x0: &[f64]) -> Result<()> {
+        let Some(off) = self.t.x0_parameter else { return invalid("x0", "the initial state is free in this OCP") };
+        if x0.len() != self.t.sizes.n_x || x0.iter().any(|v| !v.is_finite()) {
+            return invalid("x0", format!("{} finite values expected", self.t.sizes.n_x));
+        }
+        self.p0[off..off + x0.len()].copy_from_slice(x0);
+        Ok(())
+    }
+
+    /// New values of the model's parameters for the following solves.
+    pub fn set_parameters(&mut self, p: &[f64]) -> Result<()> {
+        if p.len() != self.n_p {
+            return invalid("p", format!("{} values given, {} expected", p.len(), self.n_p));
+        }
+        self.p0[..self.n_p].copy_from_slice(p);
+        Ok(())
+    }
+
+    /// Solves from the table's guess (first solve) or the previous solution.
+    pub fn solve(&mut self) -> Result<OcpResult> {
+        self.solver.set_parameters(&self.p0)?;
+        let r = self.solver.solve();
+        let w = r.w.clone();
+        let out = self.t.outputs.eval_dense(&[&w, &self.p0])?;
+        let (h, t_final) = (out[2].clone(), out[3][0]);
+        let table = &self.t.table;
+        let n_x = self.t.sizes.n_x;
+        let x0 = match self.t.x0_parameter {
+            Some(off) => self.p0[off..off + n_x].to_vec(),
+            None => table.read(&w, "x0", None, None).map(<[f64]>::to_vec).unwrap_or_default(),
+        };
+        let mut x = vec![x0];
+        let mut t = vec![0.0];
+        let mut u = Vec::new();
+        let mut t_controls = Vec::new();
+        for k in 0..self.n_intervals {
+            t_controls.push(*t.last().unwrap_or(&0.0));
+            u.push(table.read(&w, "u", Some(k), None).map(<[f64]>::to_vec).unwrap_or_default());
+            for n in 0..self.t.n_fe {
+                x.push(table.read(&w, "x", Some(k), Some(n)).map(<[f64]>::to_vec).unwrap_or_default());
+                t.push(t.last().unwrap_or(&0.0) + h[k * self.t.n_fe + n]);
+            }
+        }
+        t_controls.push(*t.last().unwrap_or(&0.0));
+        // Later solves start from this solution.
+        self.solver.set_initial_guess(&w)?;
+        Ok(OcpResult {
+            status: r.status,
+            objective: r.objective,
+            comp_residual: r.comp_residual,
+            t_final,
+            t,
+            x,
+            u,
+            h,
+            t_controls,
+            mpcc: r,
+            w,
+            table: self.t.table.clone(),
+        })
+    }
+}

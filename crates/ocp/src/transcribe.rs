@@ -1,0 +1,164 @@
+//! The OCP as an MPCC: the element kernel mapped over all N · N_FE elements (MX), the
+//! couplings between neighbours (continuity, boundary duals, Σh per interval), the
+//! cost and the bounds, with every unknown named in the variable table.
+
+use crate::element::{element_kernel, ElementSizes};
+use crate::error::Result;
+use crate::problem::{Horizon, InitialState, Ocp};
+use crate::table::VariableTable;
+use casadi::{Function, Parallelization, MX, SX};
+use fesd_model::{DcsOptions, StageAlgebra};
+use fesd_mpcc::Mpcc;
+
+/// The transcribed problem.
+pub(crate) struct Transcription {
+    pub mpcc: Mpcc<casadi::Mx>,
+    pub table: VariableTable,
+    pub sizes: ElementSizes,
+    /// Number of elements per interval.
+    pub n_fe: usize,
+    /// `outputs(w, p) -> (x_stage, theta, quad)` per element (columns), for results.
+    pub outputs: Function,
+    /// Whether x0 is a parameter (fixed) and its offset in the parameter vector.
+    pub x0_parameter: Option<usize>,
+}
+
+/// `v` as an MX column of the given entries of the symbol `w`, reshaped to `rows × cols`.
+fn gather(w: &MX, idx: Vec<usize>, rows: usize, cols: usize) -> Result<MX> {
+    if idx.is_empty() {
+        return Ok(MX::zeros(rows, cols));
+    }
+    Ok(w.slice(idx)?.reshape(rows, cols)?)
+}
+
+fn sx_function(name: &str, inputs: &[(&str, &SX)], output: &SX) -> Result<Function> {
+    Ok(Function::new(name, inputs, &[("out", output)])?)
+}
+
+/// Lays out the unknowns and returns the table.
+fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> VariableTable {
+    let mut t = VariableTable::default();
+    let opts = &ocp.options.fesd;
+    let x_guess = match &ocp.x0 {
+        InitialState::Fixed(x0) => x0.clone(),
+        InitialState::Free { guess, .. } => guess.clone(),
+    };
+    if let InitialState::Free { lower, upper, guess } = &ocp.x0 {
+        t.add("x0", None, None, lower, upper, guess);
+    }
+    let inf = f64::INFINITY;
+    let tau_nom = 1.0 / n_fe as f64;
+    let (tau_lo, tau_hi) = if opts.use_fesd { ((1.0 - opts.gamma_h) * tau_nom, (1.0 + opts.gamma_h) * tau_nom) } else { (tau_nom, tau_nom) };
+    let integral = opts.irk_representation == fesd_sim::IrkRepresentation::Integral;
+    let k_guess: Vec<f64> = (0..s.n_s).flat_map(|_| if integral { x_guess.clone() } else { vec![0.0; s.n_x] }).collect();
+    let z_rep = |v: &[f64]| (0..s.n_pts).flat_map(|_| v.to_vec()).collect::<Vec<f64>>();
+    for k in 0..ocp.n_intervals {
+        t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
+        for n in 0..n_fe {
+            let e = (Some(k), Some(n));
+            t.add("k", e.0, e.1, &vec![-inf; s.n_x * s.n_s], &vec![inf; s.n_x * s.n_s], &k_guess);
+            t.add("z", e.0, e.1, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));
+            t.add("tau", e.0, e.1, &[tau_lo], &[tau_hi], &[tau_nom]);
+            t.add("x", e.0, e.1, &ocp.x_lower, &ocp.x_upper, &x_guess);
+        }
+    }
+    if let Horizon::Free { lower, upper, guess } = ocp.horizon {
+        t.add("T", None, None, &[lower], &[upper], &[guess]);
+    }
+    t
+}
+
+/// Transcribes `ocp` (validated) into an MPCC over MX expressions.
+pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
+    let opts = &ocp.options.fesd;
+    let tableau = opts.validate()?;
+    let model = &ocp.model;
+    let alg = StageAlgebra::new(model, &DcsOptions { representation: opts.representation, lift_products: opts.lift_products })?;
+    let (kernel, s) = element_kernel(model, &alg, &tableau, opts, ocp.lagrange.as_ref())?;
+    let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
+    let e_count = n * n_fe;
+    let (n_u, n_p) = (model.u.nrow(), model.p.nrow());
+    let table = table(ocp, &alg, &s, n_fe);
+    let w = MX::sym("w", table.len());
+    // Parameters: the model's p, then x0 when it is fixed.
+    let x0_parameter = matches!(ocp.x0, InitialState::Fixed(_)).then_some(n_p);
+    let n_par = n_p + if x0_parameter.is_some() { s.n_x } else { 0 };
+    let par = MX::sym("p", n_par);
+    let p_model = if n_p > 0 { par.slice(0..n_p)? } else { MX::zeros(0, 1) };
+    let x0 = match x0_parameter {
+        Some(off) => par.slice(off..off + s.n_x)?,
+        None => gather(&w, table.indices("x0"), s.n_x, 1)?,
+    };
+    let t_final = match ocp.horizon {
+        Horizon::Fixed(t) => MX::scalar(t),
+        Horizon::Free { .. } => gather(&w, table.indices("T"), 1, 1)?,
+    };
+    let x_ends = gather(&w, table.indices("x"), s.n_x, e_count)?;
+    let ks = gather(&w, table.indices("k"), s.n_x * s.n_s, e_count)?;
+    let zs = gather(&w, table.indices("z"), s.n_z * s.n_pts, e_count)?;
+    let taus = gather(&w, table.indices("tau"), 1, e_count)?;
+    let us = gather(&w, table.indices("u"), n_u, n)?;
+    let element_interval: Vec<usize> = (0..e_count).map(|e| e / n_fe).collect();
+    let u_per_element = if n_u > 0 { us.get(.., element_interval)? } else { MX::zeros(0, e_count) };
+    let x_starts = if e_count > 1 { MX::horzcat(&[&x0, &x_ends.get(.., 0..e_count - 1)?])? } else { x0.clone() };
+    let hs = &taus * &(&t_final / n as f64);
+    // Boundary duals: from x0 for the first element, else the previous element's last point.
+    let dual_at_state = alg.dual_at_state_function(model, "ocp_dual_at_state")?;
+    let u0 = if n_u > 0 { us.get(.., 0usize)? } else { MX::zeros(0, 1) };
+    let lam_first = dual_at_state.call(&[&x0, &u0, &p_model])?.remove(0);
+    let lam0 = if e_count > 1 {
+        let z_point = SX::sym("z", s.n_z);
+        let dual_of_z = Function::new("ocp_dual_of_z", &[("z", &alg.z)], &[("dual", &alg.dual)])?;
+        let dual_z = sx_function("ocp_boundary_dual", &[("z", &z_point)], &dual_of_z.call(&[&z_point])?.remove(0))?;
+        let last_points = zs.get((s.n_pts - 1) * s.n_z..s.n_pts * s.n_z, 0..e_count - 1)?;
+        let rest = dual_z.map_with(e_count - 1, Parallelization::Serial)?.call(&[&last_points])?.remove(0);
+        MX::horzcat(&[&lam_first, &rest])?
+    } else {
+        lam_first
+    };
+    let mapped = kernel.map_with(e_count, Parallelization::Serial)?;
+    let out = mapped.call(&[&x_starts, &ks, &zs, &hs, &u_per_element, &p_model, &lam0])?;
+    let (eq, x_end, big_g, big_h, quad) = (&out[0], &out[1], &out[2], &out[3], &out[4]);
+    let vec = |m: &MX| m.reshape(m.numel(), 1);
+    let mut g = vec![vec(eq)?, vec(&x_ends.try_sub(x_end)?)?];
+    let (mut lbg, mut ubg) = (vec![0.0; eq.numel() + x_end.numel()], vec![0.0; eq.numel() + x_end.numel()]);
+    if opts.use_fesd {
+        // Σ_n τ_{k,n} = 1 in every interval (equidistant control grid).
+        let per_interval = taus.reshape(n_fe, n)?;
+        g.push(MX::ones(1, n_fe).mtimes(&per_interval)?.reshape(n, 1)? - 1.0);
+        lbg.extend(std::iter::repeat_n(0.0, n));
+        ubg.extend(std::iter::repeat_n(0.0, n));
+    }
+    let x_final = x_ends.get(.., e_count - 1)?;
+    if let Some(term) = &ocp.terminal {
+        let c = sx_function("ocp_terminal", &[("x", &model.x), ("p", &model.p)], &term.expr)?;
+        g.push(c.call(&[&x_final, &p_model])?.remove(0));
+        lbg.extend_from_slice(&term.lower);
+        ubg.extend_from_slice(&term.upper);
+    }
+    let mut f = quad.sum() + &t_final * ocp.time_cost;
+    if let Some(m) = &ocp.mayer {
+        let mf = sx_function("ocp_mayer", &[("x", &model.x), ("p", &model.p)], m)?;
+        f = f + mf.call(&[&x_final, &p_model])?.remove(0);
+    }
+    if opts.use_fesd && n_fe > 1 {
+        // Step equilibration, heuristic mean: ρ_h Σ (τ − 1/N_FE)² on the normalized steps.
+        let d = &taus - 1.0 / n_fe as f64;
+        f = f + d.dot(&d)? * opts.rho_h;
+    }
+    let g_all = MX::vertcat(&g.iter().collect::<Vec<_>>())?;
+    let mut mpcc = Mpcc::new(w.clone(), f, vec(big_g)?, vec(big_h)?);
+    mpcc.p = par.clone();
+    mpcc.g = g_all;
+    mpcc.lbg = lbg;
+    mpcc.ubg = ubg;
+    mpcc.lbw = table.lb.clone();
+    mpcc.ubw = table.ub.clone();
+    mpcc.w0 = table.guess.clone();
+    mpcc.p0 = ocp.p.iter().copied().chain(match &ocp.x0 {
+        InitialState::Fixed(x0) => x0.clone(),
+        InitialState::Free { .. } => vec![],
+    }).collect();
+    let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final)])?;
+    Ok(Transcription { mpcc, table, sizes: s, n_fe, outputs, x0_parameter })
+}
