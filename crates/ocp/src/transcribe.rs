@@ -23,12 +23,12 @@ pub(crate) struct Transcription {
     pub x0_parameter: Option<usize>,
 }
 
-/// `v` as an MX column of the given entries of the symbol `w`, reshaped to `rows × cols`.
+/// The given entries of the symbol `w`, reshaped to `rows × cols`; a contiguous run is
+/// taken as one slice (no index list in the generated code).
 fn gather(w: &MX, idx: Vec<usize>, rows: usize, cols: usize) -> Result<MX> {
-    if idx.is_empty() {
-        return Ok(MX::zeros(rows, cols));
-    }
-    Ok(w.slice(idx)?.reshape(rows, cols)?)
+    let (Some(&first), Some(&last)) = (idx.first(), idx.last()) else { return Ok(MX::zeros(rows, cols)) };
+    let part = if last + 1 - first == idx.len() { w.slice(first..last + 1)? } else { w.slice(idx)? };
+    Ok(part.reshape(rows, cols)?)
 }
 
 fn sx_function(name: &str, inputs: &[(&str, &SX)], output: &SX) -> Result<Function> {
@@ -52,15 +52,23 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
     let integral = opts.irk_representation == fesd_sim::IrkRepresentation::Integral;
     let k_guess: Vec<f64> = (0..s.n_s).flat_map(|_| if integral { x_guess.clone() } else { vec![0.0; s.n_x] }).collect();
     let z_rep = |v: &[f64]| (0..s.n_pts).flat_map(|_| v.to_vec()).collect::<Vec<f64>>();
+    // Block-major order: all blocks of one kind are contiguous in w, so each kind is
+    // one slice of w (no index lists in the generated code, whatever N).
     for k in 0..ocp.n_intervals {
         t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
-        for n in 0..n_fe {
-            let e = (Some(k), Some(n));
-            t.add("k", e.0, e.1, &vec![-inf; s.n_x * s.n_s], &vec![inf; s.n_x * s.n_s], &k_guess);
-            t.add("z", e.0, e.1, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));
-            t.add("tau", e.0, e.1, &[tau_lo], &[tau_hi], &[tau_nom]);
-            t.add("x", e.0, e.1, &ocp.x_lower, &ocp.x_upper, &x_guess);
-        }
+    }
+    let elements = || (0..ocp.n_intervals).flat_map(|k| (0..n_fe).map(move |n| (Some(k), Some(n))));
+    for (k, n) in elements() {
+        t.add("k", k, n, &vec![-inf; s.n_x * s.n_s], &vec![inf; s.n_x * s.n_s], &k_guess);
+    }
+    for (k, n) in elements() {
+        t.add("z", k, n, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));
+    }
+    for (k, n) in elements() {
+        t.add("tau", k, n, &[tau_lo], &[tau_hi], &[tau_nom]);
+    }
+    for (k, n) in elements() {
+        t.add("x", k, n, &ocp.x_lower, &ocp.x_upper, &x_guess);
     }
     if let Horizon::Free { lower, upper, guess } = ocp.horizon {
         t.add("T", None, None, &[lower], &[upper], &[guess]);

@@ -1,0 +1,71 @@
+//! Size of the generated C and build time of an OCP against the number of control
+//! intervals N (N_FE = 2): the car with turbo, one element kernel mapped over all
+//! N · N_FE elements. Each N builds into a fresh kernel cache, so every build
+//! compiles. Prints per N the bytes of C, the C files' function bodies share, the
+//! build time (transcription + derivatives + C generation + compilation) and the
+//! solve.
+//!
+//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 …]` (default 10 50 200 1000)
+
+use fesd::casadi::SX;
+use fesd::model::{PssModel, Subsystem};
+use fesd::ocp::{Horizon, Ocp, OcpSolver, TerminalConstraint};
+
+fn car(n: usize) -> Result<Ocp, Box<dyn std::error::Error>> {
+    let x = SX::sym("x", 2);
+    let u = SX::sym("u", 1);
+    let v = x.at(1)?;
+    let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]);
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0)?, f(1.0)?]));
+    let mut ocp = Ocp::new(model, 15.0, n, &[0.0, 0.0]);
+    ocp.horizon = Horizon::Free { lower: 1.0, upper: 30.0, guess: 15.0 };
+    ocp.time_cost = 1.0;
+    ocp.u_lower = vec![-5.0];
+    ocp.u_upper = vec![5.0];
+    ocp.x_lower = vec![f64::NEG_INFINITY, -20.0];
+    ocp.x_upper = vec![f64::INFINITY, 20.0];
+    ocp.terminal = Some(TerminalConstraint { expr: x, lower: vec![200.0, 0.0], upper: vec![200.0, 0.0] });
+    ocp.options.fesd.n_fe = 2;
+    Ok(ocp)
+}
+
+fn c_bytes(dir: &std::path::Path) -> u64 {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            total += c_bytes(&p);
+        } else if p.extension().is_some_and(|e| e == "c") {
+            total += entry.metadata().map(|m| m.len()).unwrap_or(0);
+        }
+    }
+    total
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ns: Vec<usize> = std::env::args().skip(1).map(|a| a.parse()).collect::<Result<_, _>>()?;
+    let ns = if ns.is_empty() { vec![10, 50, 200, 1000] } else { ns };
+    println!("{:>6} {:>10} {:>12} {:>10} {:>10} {:>8} {:>8} {:>10}", "N", "unknowns", "C bytes", "build_s", "solve_s", "T", "ipopt_it", "ms/it");
+    for n in ns {
+        let cache = std::env::temp_dir().join(format!("fesd-ocp-scaling-{}-{n}", std::process::id()));
+        std::env::set_var("FESD_KERNEL_CACHE", &cache);
+        let mut solver = OcpSolver::new(&car(n)?)?;
+        let bytes = c_bytes(&cache);
+        let build = solver.build_time().as_secs_f64();
+        let r = solver.solve()?;
+        let it = r.mpcc.total_iterations;
+        println!(
+            "{n:>6} {:>10} {bytes:>12} {build:>10.2} {:>10.3} {:>8.4} {it:>8} {:>10.3}",
+            solver.table().len(),
+            r.mpcc.timing.total,
+            r.t_final,
+            r.mpcc.timing.total / it.max(1) as f64 * 1e3
+        );
+        println!("c_bytes_n{n} = {bytes}");
+        println!("build_time_s_n{n} = {build:.3}");
+        if std::env::var_os("KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&cache);
+        }
+    }
+    Ok(())
+}
