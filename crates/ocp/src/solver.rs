@@ -24,7 +24,9 @@ pub struct OcpSolver {
 pub struct OcpResult {
     /// How the homotopy ended.
     pub status: MpccStatus,
-    /// Objective value.
+    /// The OCP's cost: Lagrange + Mayer + time terms.
+    pub cost: f64,
+    /// The NLP objective: the cost plus the step-equilibration term.
     pub objective: f64,
     /// Complementarity residual max |G_i H_i|.
     pub comp_residual: f64,
@@ -124,6 +126,7 @@ impl OcpSolver {
         self.solver.set_initial_guess(&w)?;
         Ok(OcpResult {
             status: r.status,
+            cost: out[4][0],
             objective: r.objective,
             comp_residual: r.comp_residual,
             t_final,

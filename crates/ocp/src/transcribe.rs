@@ -149,9 +149,16 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         let mf = sx_function("ocp_mayer", &[("x", &model.x), ("p", &model.p)], m)?;
         f = f + mf.call(&[&x_final, &p_model])?.remove(0);
     }
+    let cost = f.clone();
     if opts.use_fesd && n_fe > 1 {
-        // Step equilibration, heuristic mean: ρ_h Σ (τ − 1/N_FE)² on the normalized steps.
-        let d = &taus - 1.0 / n_fe as f64;
+        // Step equilibration, heuristic mean (nosnoc's): ρ_h Σ (h − T/(N N_FE))² on the
+        // numerical time grid, whose horizon is T itself when fixed and the guess of T
+        // when free (nosnoc's speed-of-time formulation).
+        let t_grid = match ocp.horizon {
+            Horizon::Fixed(t) => t,
+            Horizon::Free { guess, .. } => guess,
+        };
+        let d = (&taus - 1.0 / n_fe as f64) * (t_grid / n as f64);
         f = f + d.dot(&d)? * opts.rho_h;
     }
     let g_all = MX::vertcat(&g.iter().collect::<Vec<_>>())?;
@@ -167,6 +174,6 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         InitialState::Fixed(x0) => x0.clone(),
         InitialState::Free { .. } => vec![],
     }).collect();
-    let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final)])?;
+    let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final), ("cost", &cost)])?;
     Ok(Transcription { mpcc, table, sizes: s, n_fe, outputs, x0_parameter })
 }
