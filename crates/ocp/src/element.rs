@@ -2,7 +2,8 @@
 //! evaluated for every element of the horizon through one CasADi `map`, so that the
 //! generated C does not grow with the number of elements.
 //!
-//! `element(x0, k, z, h, u, p, lam0) -> (eq, x_end, G, H, quad, theta, x_stage)`:
+//! `element(x0, k, z, h, u, p, lam0) -> (eq, x_end, G, H, quad, theta, x_stage,
+//! dual_sum, primal_sum)`:
 //! - `x0` the state at the element's start, `k` the stage unknowns (stage states in
 //!   the integral form, stage derivatives in the differential form, `n_x · n_s`),
 //!   `z` the algebraic variables of every point (`n_z · n_pts`: the stages, then the
@@ -11,7 +12,8 @@
 //! - `eq = 0`: RK stage equations, the DCS at every point; `x_end` the end state;
 //!   `0 ≤ G ⊥ H ≥ 0` the complementarity pairs with cross complementarity (or, without
 //!   FESD, the pointwise pairs); `quad` the Lagrange cost `h Σ b_m L(x_m, u, p)`;
-//!   `theta` and `x_stage` for the results.
+//!   `theta` and `x_stage` for the results; `dual_sum` (over the left boundary and
+//!   every point) and `primal_sum` (over the stages) for step equilibration.
 
 use crate::error::Result;
 use casadi::{Function, SX};
@@ -105,6 +107,10 @@ pub(crate) fn element_kernel(
     }
     let left = entries(&lam0)?;
     let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals, n_comp);
+    // Sums for step equilibration: duals over the left boundary and every point,
+    // primals over the stages.
+    let dual_sum: Vec<SX> = (0..n_comp).map(|i| sum(&std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect::<Vec<_>>())).collect();
+    let primal_sum: Vec<SX> = (0..n_comp).map(|i| sum(&primals[..n_s].iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect();
     let f = Function::new(
         "ocp_element",
         &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0)],
@@ -116,6 +122,8 @@ pub(crate) fn element_kernel(
             ("quad", &quad),
             ("theta", &column(&thetas)?),
             ("x_stage", &column(&stage_x)?),
+            ("dual_sum", &column(&dual_sum)?),
+            ("primal_sum", &column(&primal_sum)?),
         ],
     )?;
     Ok((f, sizes))
@@ -165,4 +173,37 @@ fn complementarity_pairs(opts: &FesdOptions, left: &[SX], primals: &[Vec<SX>], d
         }
     }
     (big_g, big_h)
+}
+
+/// The step-equilibration kernel between two neighbouring elements:
+/// `equilibrate(d_prev, p_prev, d_next, p_next, h_prev, h_next) -> r` with
+/// `r = η (h_next − h_prev)` (`tanh η` when `scaled`), `η = Π_j υ_j` and
+/// `υ_j = Σ_parts σ^B σ^F` over the DCS's groups (FORMULATION §3).
+pub(crate) fn equilibration_kernel(alg: &StageAlgebra, n_comp: usize, scaled: bool) -> Result<Function> {
+    let (dp, pp, dn, pn) = (SX::sym("dual_prev", n_comp), SX::sym("primal_prev", n_comp), SX::sym("dual_next", n_comp), SX::sym("primal_next", n_comp));
+    let (hp, hn) = (SX::sym("h_prev", 1), SX::sym("h_next", 1));
+    let (dpe, ppe, dne, pne) = (entries(&dp)?, entries(&pp)?, entries(&dn)?, entries(&pn)?);
+    let mut eta = SX::scalar(1.0);
+    for grp in &alg.groups {
+        let width = grp.dual_parts.first().or(grp.primal_parts.first()).map_or(0, |v| v.len());
+        for j in 0..width {
+            let mut upsilon = SX::scalar(0.0);
+            for part in &grp.dual_parts {
+                upsilon = upsilon + &dpe[part[j]] * &dne[part[j]];
+            }
+            for part in &grp.primal_parts {
+                upsilon = upsilon + &ppe[part[j]] * &pne[part[j]];
+            }
+            eta = eta * upsilon;
+        }
+    }
+    if scaled {
+        eta = eta.tanh();
+    }
+    let r = eta * (&hn - &hp);
+    Ok(Function::new(
+        "ocp_equilibrate",
+        &[("dual_prev", &dp), ("primal_prev", &pp), ("dual_next", &dn), ("primal_next", &pn), ("h_prev", &hp), ("h_next", &hn)],
+        &[("r", &r)],
+    )?)
 }

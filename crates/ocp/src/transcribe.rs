@@ -76,6 +76,50 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
     t
 }
 
+/// The step-equilibration term of the cost and, for `Direct`, the constraints
+/// `η_n (h_n − h_{n−1}) = 0`; between neighbouring elements of each interval.
+fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX, hs: &MX, dual_sums: &MX, primal_sums: &MX) -> Result<(MX, Option<MX>)> {
+    let opts = &ocp.options.fesd;
+    let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
+    // The numerical time grid: T itself when fixed, its guess when free (nosnoc's
+    // speed-of-time formulation).
+    let t_grid = match ocp.horizon {
+        Horizon::Fixed(t) => t,
+        Horizon::Free { guess, .. } => guess,
+    };
+    let h_grid = taus * (t_grid / n as f64);
+    // Neighbour pairs (e − 1, e) inside each interval.
+    let next: Vec<usize> = (0..n).flat_map(|k| (1..n_fe).map(move |m| k * n_fe + m)).collect();
+    let prev: Vec<usize> = next.iter().map(|e| e - 1).collect();
+    let pick = |m: &MX, cols: &[usize]| m.get(.., cols.to_vec());
+    let diff = || -> Result<MX> { Ok(pick(&h_grid, &next)? - pick(&h_grid, &prev)?) };
+    use fesd_sim::StepEquilibration as Se;
+    let rho = opts.rho_h;
+    match opts.step_equilibration {
+        Se::HeuristicMean => {
+            let d = &h_grid - t_grid / (n * n_fe) as f64;
+            Ok((d.dot(&d)? * rho, None))
+        }
+        Se::HeuristicDiff => {
+            let d = diff()?;
+            Ok((d.dot(&d)? * rho, None))
+        }
+        Se::L2Relaxed | Se::L2RelaxedScaled | Se::Direct => {
+            let kernel = crate::element::equilibration_kernel(alg, s.n_comp, opts.step_equilibration == Se::L2RelaxedScaled)?;
+            let mapped = kernel.map_with(next.len(), Parallelization::Serial)?;
+            let r = mapped
+                .call(&[&pick(dual_sums, &prev)?, &pick(primal_sums, &prev)?, &pick(dual_sums, &next)?, &pick(primal_sums, &next)?, &pick(hs, &prev)?, &pick(hs, &next)?])?
+                .remove(0);
+            let r = r.reshape(r.numel(), 1)?;
+            if opts.step_equilibration == Se::Direct {
+                Ok((MX::scalar(0.0), Some(r)))
+            } else {
+                Ok((r.dot(&r)? * rho, None))
+            }
+        }
+    }
+}
+
 /// Transcribes `ocp` (validated) into an MPCC over MX expressions.
 pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let opts = &ocp.options.fesd;
@@ -151,15 +195,13 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     }
     let cost = f.clone();
     if opts.use_fesd && n_fe > 1 {
-        // Step equilibration, heuristic mean (nosnoc's): ρ_h Σ (h − T/(N N_FE))² on the
-        // numerical time grid, whose horizon is T itself when fixed and the guess of T
-        // when free (nosnoc's speed-of-time formulation).
-        let t_grid = match ocp.horizon {
-            Horizon::Fixed(t) => t,
-            Horizon::Free { guess, .. } => guess,
-        };
-        let d = (&taus - 1.0 / n_fe as f64) * (t_grid / n as f64);
-        f = f + d.dot(&d)? * opts.rho_h;
+        let (penalty, exact) = step_equilibration(ocp, &alg, &s, &taus, &hs, &out[7], &out[8])?;
+        f = f + penalty;
+        if let Some(r) = exact {
+            lbg.extend(std::iter::repeat_n(0.0, r.numel()));
+            ubg.extend(std::iter::repeat_n(0.0, r.numel()));
+            g.push(r);
+        }
     }
     let g_all = MX::vertcat(&g.iter().collect::<Vec<_>>())?;
     let mut mpcc = Mpcc::new(w.clone(), f, vec(big_g)?, vec(big_h)?);
