@@ -5,32 +5,13 @@
 //!
 //! Run: `cargo run --release --example car_turbo [-- step]`
 
-use fesd::model::{PssModel, Representation, Subsystem};
-use fesd::ocp::{Horizon, Ocp, OcpSolver, TerminalConstraint};
-use fesd::casadi::SX;
+use fesd::model::Representation;
+use fesd::ocp::{problems, OcpSolver};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let step = std::env::args().any(|a| a == "step");
-    let x = SX::sym("x", 2);
-    let u = SX::sym("u", 1);
-    let v = x.at(1)?;
-    let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0)?, f(1.0)?]));
-    let mut ocp = Ocp::new(model, 15.0, 10, &[0.0, 0.0]);
-    ocp.horizon = Horizon::Free { lower: 1.0, upper: 30.0, guess: 15.0 };
-    ocp.time_cost = 1.0;
-    ocp.u_lower = vec![-5.0];
-    ocp.u_upper = vec![5.0];
-    ocp.x_lower = vec![f64::NEG_INFINITY, -20.0];
-    ocp.x_upper = vec![f64::INFINITY, 20.0];
-    ocp.terminal = Some(TerminalConstraint { expr: x.clone(), lower: vec![200.0, 0.0], upper: vec![200.0, 0.0] });
-    ocp.options.fesd.n_fe = 3;
-    ocp.options.fesd.n_s = 2;
-    if step {
-        ocp.options.fesd.representation = Representation::Step;
-    }
+    let representation = if step { Representation::Step } else { Representation::Stewart };
+    let mut ocp = problems::car_turbo(10, 3, representation)?;
     ocp.options.homotopy.verbosity = 1;
     let mut solver = OcpSolver::new(&ocp)?;
     println!("transcribed and compiled in {:.2} s ({} unknowns)", solver.build_time().as_secs_f64(), solver.table().len());

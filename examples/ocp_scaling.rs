@@ -7,27 +7,8 @@
 //!
 //! Run: `cargo run --release --example ocp_scaling [-- N1 N2 …]` (default 10 50 200 1000)
 
-use fesd::casadi::SX;
-use fesd::model::{PssModel, Subsystem};
-use fesd::ocp::{Horizon, Ocp, OcpSolver, TerminalConstraint};
-
-fn car(n: usize) -> Result<Ocp, Box<dyn std::error::Error>> {
-    let x = SX::sym("x", 2);
-    let u = SX::sym("u", 1);
-    let v = x.at(1)?;
-    let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]);
-    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0)?, f(1.0)?]));
-    let mut ocp = Ocp::new(model, 15.0, n, &[0.0, 0.0]);
-    ocp.horizon = Horizon::Free { lower: 1.0, upper: 30.0, guess: 15.0 };
-    ocp.time_cost = 1.0;
-    ocp.u_lower = vec![-5.0];
-    ocp.u_upper = vec![5.0];
-    ocp.x_lower = vec![f64::NEG_INFINITY, -20.0];
-    ocp.x_upper = vec![f64::INFINITY, 20.0];
-    ocp.terminal = Some(TerminalConstraint { expr: x, lower: vec![200.0, 0.0], upper: vec![200.0, 0.0] });
-    ocp.options.fesd.n_fe = 2;
-    Ok(ocp)
-}
+use fesd::model::Representation;
+use fesd::ocp::{problems, OcpSolver};
 
 fn c_bytes(dir: &std::path::Path) -> u64 {
     let mut total = 0;
@@ -49,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for n in ns {
         let cache = std::env::temp_dir().join(format!("fesd-ocp-scaling-{}-{n}", std::process::id()));
         std::env::set_var("FESD_KERNEL_CACHE", &cache);
-        let mut solver = OcpSolver::new(&car(n)?)?;
+        let mut solver = OcpSolver::new(&problems::car_turbo(n, 2, Representation::Stewart)?)?;
         let bytes = c_bytes(&cache);
         let build = solver.build_time().as_secs_f64();
         let r = solver.solve()?;

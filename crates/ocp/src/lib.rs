@@ -14,6 +14,7 @@
 mod element;
 mod error;
 mod problem;
+pub mod problems;
 mod solver;
 mod table;
 mod transcribe;

@@ -1,27 +1,11 @@
 //! Optimal control with known answers, warm re-solves, and bad problems.
 
 use casadi::SX;
-use fesd_model::{PssModel, Representation, Subsystem};
-use fesd_ocp::{Horizon, InitialState, Ocp, OcpError, OcpSolver, TerminalConstraint};
+use fesd_model::Representation;
+use fesd_ocp::{problems, Horizon, InitialState, Ocp, OcpError, OcpSolver};
 
-/// The time-optimal car with turbo: T* = 40/3 from (0, 0) to (200, 0).
 fn car(representation: Representation) -> Ocp {
-    let x = SX::sym("x", 2);
-    let u = SX::sym("u", 1);
-    let v = x.at(1).unwrap();
-    let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]).unwrap();
-    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0), f(1.0)]));
-    let mut ocp = Ocp::new(model, 15.0, 10, &[0.0, 0.0]);
-    ocp.horizon = Horizon::Free { lower: 1.0, upper: 30.0, guess: 15.0 };
-    ocp.time_cost = 1.0;
-    ocp.u_lower = vec![-5.0];
-    ocp.u_upper = vec![5.0];
-    ocp.x_lower = vec![f64::NEG_INFINITY, -20.0];
-    ocp.x_upper = vec![f64::INFINITY, 20.0];
-    ocp.terminal = Some(TerminalConstraint { expr: x, lower: vec![200.0, 0.0], upper: vec![200.0, 0.0] });
-    ocp.options.fesd.n_fe = 3;
-    ocp.options.fesd.representation = representation;
-    ocp
+    problems::car_turbo(10, 3, representation).unwrap()
 }
 
 #[test]
@@ -91,40 +75,24 @@ fn an_unreachable_terminal_constraint_ends_with_an_honest_status() {
 
 #[test]
 fn sliding_mode_ocp_matches_the_reference_implementation() {
-    // The FESD paper's sliding-mode OCP in the reference implementation's variant and
-    // settings (Stewart, differential form, heuristic mean ρ_h = 10, γ_h = 1): the
-    // reference reports an objective of 5.596209.
-    use std::f64::consts::PI;
-    let x = SX::sym("x", 4);
-    let u = SX::sym("u", 2);
-    let (q1, q2, v1, v2) = (x.at(0).unwrap(), x.at(1).unwrap(), x.at(2).unwrap(), x.at(3).unwrap());
-    let f0 = SX::vertcat(&[&v1, &v2, &u.at(0).unwrap(), &u.at(1).unwrap()]).unwrap();
-    let e = |i: usize, s: f64| {
-        let mut v = [0.0; 4];
-        v[i] = s;
-        SX::from_slice(&v)
-    };
-    let phi1 = &q1 + &(&q2 * &q2 * 0.15);
-    let phi2 = &q2 - &(&q1 * &q1 * &q1 * 0.05);
-    let model = PssModel::new(x.clone())
-        .with_controls(u)
-        .with_drift(f0)
-        .with_subsystem(Subsystem::new(phi1, vec![vec![1], vec![-1]], vec![e(0, -1.0), e(0, 1.0)]))
-        .with_subsystem(Subsystem::new(phi2, vec![vec![1], vec![-1]], vec![e(1, -1.0), e(1, 1.0)]));
-    let mut ocp = Ocp::new(model, 4.0, 6, &[2.0 * PI / 3.0, PI / 3.0, 0.0, 0.0]);
-    ocp.u_lower = vec![-10.0; 2];
-    ocp.u_upper = vec![10.0; 2];
-    ocp.lagrange = Some(&v1 * &v1 + &v2 * &v2);
-    let target = [-PI / 6.0, -PI / 4.0];
-    ocp.terminal = Some(TerminalConstraint { expr: SX::vertcat(&[&q1, &q2]).unwrap(), lower: target.to_vec(), upper: target.to_vec() });
-    ocp.options.fesd.n_fe = 6;
-    ocp.options.fesd.irk_representation = fesd_sim::IrkRepresentation::Differential;
-    ocp.options.fesd.rho_h = 10.0;
-    ocp.options.fesd.gamma_h = 1.0;
+    // The reference implementation reports the objective 5.596209 for these settings.
+    let ocp = problems::sliding_mode().unwrap();
     let r = OcpSolver::new(&ocp).unwrap().solve().unwrap();
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert!((r.objective - 5.596209).abs() <= 1e-4, "objective {}", r.objective);
     assert!(r.comp_residual <= 1e-9);
     let xf = r.x.last().unwrap();
+    let target = [-std::f64::consts::PI / 6.0, -std::f64::consts::PI / 4.0];
     assert!((xf[0] - target[0]).abs() < 1e-8 && (xf[1] - target[1]).abs() < 1e-8);
+}
+
+#[test]
+fn voice_coil_motor_matches_the_reference_implementation() {
+    // N = 30, L2-relaxed-scaled step equilibration: the reference reports 0.839689.
+    let r = OcpSolver::new(&problems::voice_coil_motor(30).unwrap()).unwrap().solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.objective - 0.839689).abs() <= 1e-4, "objective {}", r.objective);
+    let xf = r.x.last().unwrap();
+    assert!((xf[0] - 0.01).abs() < 1e-8 && (xf[2] - 0.01).abs() < 1e-8);
+    assert!(r.u.iter().all(|u| u[0].abs() <= 5.0 + 1e-9));
 }
