@@ -5,13 +5,14 @@
 //! `<case>_wall_time_s` (solve only, compilation excluded), `<case>_ipopt_iterations`
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
-//! Run: `cargo run --release --example ocp_benchmark [-- <case> …]`
+//! Run: `cargo run --release --example ocp_benchmark [-- [-v] <case> …]` (`-v`: Ipopt's output)
 
 use fesd::ocp::{problems, OcpSolver};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all = ["sliding_mode", "motor_30", "motor_60", "motor_120", "motor_240"];
-    let cases: Vec<String> = std::env::args().skip(1).collect();
+    let verbose = std::env::args().any(|a| a == "-v");
+    let cases: Vec<String> = std::env::args().skip(1).filter(|a| a != "-v").collect();
     let cases: Vec<String> = if cases.is_empty() { all.iter().map(|s| s.to_string()).collect() } else { cases };
     for case in &cases {
         let ocp = match case.as_str() {
@@ -19,6 +20,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             c if c.starts_with("motor_") => problems::voice_coil_motor(c["motor_".len()..].parse()?)?,
             other => return Err(format!("unknown case {other}; one of {all:?}").into()),
         };
+        let mut ocp = ocp;
+        if verbose {
+            ocp.options.homotopy.verbosity = 2;
+        }
         let mut solver = OcpSolver::new(&ocp)?;
         let r = solver.solve()?;
         println!("{case}: {:?}, built in {:.2} s, {} unknowns", r.status, solver.build_time().as_secs_f64(), solver.table().len());
@@ -26,6 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{case}_ipopt_iterations = {}", r.mpcc.total_iterations);
         println!("{case}_cost = {:.6}", r.objective);
         println!("{case}_ms_per_iteration = {:.3}", r.mpcc.timing.total / r.mpcc.total_iterations.max(1) as f64 * 1e3);
+        let t = r.mpcc.timing;
+        println!("{case}: time split: Ipopt {:.3} s, kernels {:.3} s, own {:.3} s", t.ipopt, t.kernels, t.own);
     }
     Ok(())
 }
