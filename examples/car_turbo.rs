@@ -20,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("T_final = {:.7}", r.t_final);
     println!("T_error = {:.3e}", (r.t_final - 40.0 / 3.0).abs());
     println!("comp_residual = {:.3e}", r.comp_residual);
+    println!("resimulation_error = {:.3e}", solver.resimulate(&r, 20)?);
     println!("u = {:?}", r.u.iter().map(|u| format!("{:.3}", u[0])).collect::<Vec<_>>());
     if !r.status.is_converged() {
         return Err(format!("not converged: {:?}", r.status).into());

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 /// the previous solution, nothing recompiled).
 pub struct OcpSolver {
     t: Transcription,
+    /// The problem, for re-simulation.
+    ocp: Ocp,
     solver: MpccSolver,
     p0: Vec<f64>,
     n_p: usize,
@@ -58,6 +60,7 @@ impl OcpSolver {
         let t = transcribe(ocp)?;
         let solver = MpccSolver::new(&t.mpcc, ocp.options.homotopy.clone())?;
         Ok(OcpSolver {
+            ocp: ocp.clone(),
             p0: t.mpcc.p0.clone(),
             n_p: ocp.p.len(),
             n_intervals: ocp.n_intervals,
@@ -94,6 +97,33 @@ impl OcpSolver {
         }
         self.p0[..self.n_p].copy_from_slice(p);
         Ok(())
+    }
+
+    /// Re-simulates the optimal controls of `r` with the FESD simulator at high
+    /// accuracy (Radau IIA n_s = 4, `steps_per_interval` steps of 2 elements per control
+    /// interval) and returns the terminal error `max_i |x_i^sim(T) − x_i(T)|`: the
+    /// accuracy measure of the FESD papers.
+    pub fn resimulate(&self, r: &OcpResult, steps_per_interval: usize) -> Result<f64> {
+        if steps_per_interval == 0 {
+            return invalid("steps_per_interval", "needs at least one step");
+        }
+        let mut opts = fesd_sim::SimulatorOptions::default();
+        opts.fesd.representation = self.ocp.options.fesd.representation;
+        opts.fesd.n_s = 4;
+        opts.fesd.n_fe = 2;
+        let mut sim = fesd_sim::Simulator::new(&self.ocp.model, opts)?;
+        let p = &self.p0[..self.n_p];
+        let mut x = r.x.first().cloned().unwrap_or_default();
+        for k in 0..self.n_intervals {
+            let length = r.t_controls[k + 1] - r.t_controls[k];
+            let out = sim.simulate_steps(&x, &r.u[k], p, length / steps_per_interval as f64, steps_per_interval)?;
+            if !out.completed {
+                return invalid("resimulate", format!("the simulation of interval {k} did not complete"));
+            }
+            x = out.x_final().to_vec();
+        }
+        let end = r.x.last().cloned().unwrap_or_default();
+        Ok(x.iter().zip(&end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
     }
 
     /// Solves from the table's guess (first solve) or the previous solution.

@@ -19,6 +19,9 @@ fn time_optimal_car_with_turbo_stewart_and_step() {
         assert_eq!(r.u.len(), 10);
         assert!((r.u[0][0] - 5.0).abs() < 1e-6 && (r.u[9][0] + 5.0).abs() < 1e-6, "{:?}", r.u);
         assert!((r.t.last().unwrap() - r.t_final).abs() < 1e-9);
+        // The optimal controls, re-simulated at high accuracy, reach the same end state.
+        let err = solver.resimulate(&r, 10).unwrap();
+        assert!(err <= 1e-6, "{representation:?}: re-simulation error {err:e}");
         // Results by name agree with the vectors.
         let u3 = r.table.read(&r.w, "u", Some(3), None).unwrap();
         assert_eq!(u3, r.u[3].as_slice());
