@@ -3,7 +3,9 @@
 //! N = 10 control intervals, N_FE = 3, Radau IIA n_s = 2, Stewart (default) or Step
 //! (`-- step`). The optimum is T* = 40/3: full throttle to v = 20, cruise, full brake.
 //!
-//! Run: `cargo run --release --example car_turbo [-- step]`
+//! Writes `car_turbo.png`, `.json` and `.csv` into the output directory.
+//!
+//! Run: `cargo run --release --example car_turbo [-- [step] [output-dir]]`
 
 use fesd::model::Representation;
 use fesd::ocp::{problems, OcpSolver};
@@ -22,6 +24,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("comp_residual = {:.3e}", r.comp_residual);
     println!("resimulation_error = {:.3e}", solver.resimulate(&r, 20)?);
     println!("u = {:?}", r.u.iter().map(|u| format!("{:.3}", u[0])).collect::<Vec<_>>());
+    println!("switch_times = {:?}", r.switch_times.iter().map(|t| format!("{t:.6}")).collect::<Vec<_>>());
+    let dir = std::path::PathBuf::from(std::env::args().skip(1).find(|a| a != "step").unwrap_or_else(|| ".".into()));
+    r.plot(&dir.join("car_turbo.png"), "Time-optimal car with turbo (FESD, N = 10, N_FE = 3)")?;
+    r.write_json(&dir.join("car_turbo.json"))?;
+    r.write_csv(&dir.join("car_turbo.csv"))?;
+    println!("wrote {}", dir.join("car_turbo.png").display());
     if !r.status.is_converged() {
         return Err(format!("not converged: {:?}", r.status).into());
     }

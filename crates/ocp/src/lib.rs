@@ -13,6 +13,7 @@
 
 mod element;
 mod error;
+mod output;
 mod problem;
 pub mod problems;
 mod solver;

@@ -44,6 +44,11 @@ pub struct OcpResult {
     pub h: Vec<f64>,
     /// Start time of every control interval, and T.
     pub t_controls: Vec<f64>,
+    /// Regions (θ indices, every subsystem's stacked) active in each element: θ above
+    /// 1e-5 at some stage.
+    pub active_sets: Vec<Vec<usize>>,
+    /// Element boundaries where the active set changes.
+    pub switch_times: Vec<f64>,
     /// The MPCC solve: homotopy table, iterations, timings, certificate.
     pub mpcc: MpccResult,
     /// The NLP vector and its table.
@@ -152,6 +157,12 @@ impl OcpSolver {
             }
         }
         t_controls.push(*t.last().unwrap_or(&0.0));
+        let (n_theta, n_s) = (self.t.sizes.n_theta, self.t.sizes.n_s);
+        let active_sets: Vec<Vec<usize>> = out[1]
+            .chunks(n_theta * n_s)
+            .map(|col| (0..n_theta).filter(|&i| (0..n_s).any(|m| col[m * n_theta + i] > 1e-5)).collect())
+            .collect();
+        let switch_times = (1..active_sets.len()).filter(|&e| active_sets[e] != active_sets[e - 1]).map(|e| t[e]).collect();
         // Later solves start from this solution.
         self.solver.set_initial_guess(&w)?;
         Ok(OcpResult {
@@ -165,6 +176,8 @@ impl OcpSolver {
             u,
             h,
             t_controls,
+            active_sets,
+            switch_times,
             mpcc: r,
             w,
             table: self.t.table.clone(),

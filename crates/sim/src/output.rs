@@ -112,7 +112,9 @@ impl SimulationResult {
     }
 }
 
-fn register_font() {
+/// Registers the bundled DejaVu Sans as plotters' "sans-serif" (once per process), so
+/// plots render the same on machines without system fonts.
+pub fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
