@@ -60,6 +60,7 @@ pub(crate) fn element_kernel(
     tableau: &ButcherTableau,
     opts: &FesdOptions,
     lagrange: Option<&SX>,
+    path: &[crate::problem::PathConstraint],
 ) -> Result<(Function, ElementSizes)> {
     let (n_x, n_s, n_z, n_comp) = (model.n_x(), tableau.n_s(), alg.n_z(), alg.n_comp());
     let end_point = !tableau.is_stiffly_accurate();
@@ -105,6 +106,19 @@ pub(crate) fn element_kernel(
         primals.push(entries(&out[3])?);
         duals.push(entries(&out[4])?);
     }
+    // Path constraints at the stages or at the element's end.
+    let mut path_values = Vec::new();
+    for (j, c) in path.iter().enumerate() {
+        let f = Function::new(&format!("ocp_path{j}"), &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("c", &c.expr)])?;
+        match c.at {
+            crate::problem::PathPoints::Stages => {
+                for xm in &stage_x {
+                    path_values.push(f.call(&[xm, &u, &p])?.remove(0));
+                }
+            }
+            crate::problem::PathPoints::ElementEnds => path_values.push(f.call(&[&x_end, &u, &p])?.remove(0)),
+        }
+    }
     let left = entries(&lam0)?;
     let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals, n_comp);
     // Sums for step equilibration: duals over the left boundary and every point,
@@ -124,6 +138,7 @@ pub(crate) fn element_kernel(
             ("x_stage", &column(&stage_x)?),
             ("dual_sum", &column(&dual_sum)?),
             ("primal_sum", &column(&primal_sum)?),
+            ("path", &column(&path_values)?),
         ],
     )?;
     Ok((f, sizes))

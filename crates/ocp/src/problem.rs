@@ -50,8 +50,33 @@ pub struct TerminalConstraint {
     pub upper: Vec<f64>,
 }
 
-/// Options of the discretization and the solver.
-#[derive(Clone, Debug, PartialEq)]
+/// Where a path constraint is imposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PathPoints {
+    /// At every RK stage of every element (default).
+    #[default]
+    Stages,
+    /// At the end of every element.
+    ElementEnds,
+}
+
+/// A nonlinear path constraint `lower ≤ c(x, u, p) ≤ upper`.
+#[derive(Clone, Debug)]
+pub struct PathConstraint {
+    /// `c` in the model's symbols `x`, `u`, `p` (column vector).
+    pub expr: SX,
+    /// Lower bounds.
+    pub lower: Vec<f64>,
+    /// Upper bounds.
+    pub upper: Vec<f64>,
+    /// Where it is imposed.
+    pub at: PathPoints,
+}
+
+/// Options of the discretization and the solver. Read from JSON, unknown keys are
+/// errors and missing ones take their defaults.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct OcpOptions {
     /// The FESD discretization of every control interval (`n_fe` elements each).
     pub fesd: FesdOptions,
@@ -96,6 +121,8 @@ pub struct Ocp {
     pub time_cost: f64,
     /// Terminal constraints.
     pub terminal: Option<TerminalConstraint>,
+    /// Nonlinear path constraints.
+    pub path: Vec<PathConstraint>,
     /// Values of the model's parameters.
     pub p: Vec<f64>,
     /// Discretization and solver options.
@@ -120,6 +147,7 @@ impl Ocp {
             mayer: None,
             time_cost: 0.0,
             terminal: None,
+            path: Vec::new(),
             p: vec![0.0; model.p.nrow()],
             options: OcpOptions::default(),
             model,
@@ -169,12 +197,19 @@ impl Ocp {
             }
             check_bounds("terminal", &t.lower, &t.upper, t.expr.nrow())?;
         }
+        for c in &self.path {
+            if c.expr.ncol() != 1 {
+                return invalid("path", "a path constraint must be a column vector");
+            }
+            check_bounds("path", &c.lower, &c.upper, c.expr.nrow())?;
+        }
         let m = &self.model;
-        let exprs = [("lagrange", &self.lagrange, true), ("mayer", &self.mayer, false), ("terminal", &self.terminal.as_ref().map(|t| t.expr.clone()), false)];
+        let mut exprs = vec![("lagrange", self.lagrange.clone(), true), ("mayer", self.mayer.clone(), false), ("terminal", self.terminal.as_ref().map(|t| t.expr.clone()), false)];
+        exprs.extend(self.path.iter().map(|c| ("path", Some(c.expr.clone()), true)));
         for (what, e, with_u) in exprs {
             if let Some(e) = e {
                 let u = if with_u { m.u.clone() } else { SX::sym("u", 0) };
-                if let Err(err) = casadi::Function::new(what, &[("x", &m.x), ("u", &u), ("p", &m.p)], &[("e", e)]) {
+                if let Err(err) = casadi::Function::new(what, &[("x", &m.x), ("u", &u), ("p", &m.p)], &[("e", &e)]) {
                     let msg = err.to_string();
                     let names = msg.find("] are free").and_then(|end| msg[..end].rfind('[').map(|a| msg[a..=end].to_string()));
                     let allowed = if with_u { "states, controls or parameters" } else { "states or parameters" };

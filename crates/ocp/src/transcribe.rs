@@ -126,7 +126,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let tableau = opts.validate()?;
     let model = &ocp.model;
     let alg = StageAlgebra::new(model, &DcsOptions { representation: opts.representation, lift_products: opts.lift_products })?;
-    let (kernel, s) = element_kernel(model, &alg, &tableau, opts, ocp.lagrange.as_ref())?;
+    let (kernel, s) = element_kernel(model, &alg, &tableau, opts, ocp.lagrange.as_ref(), &ocp.path)?;
     let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
     let e_count = n * n_fe;
     let (n_u, n_p) = (model.u.nrow(), model.p.nrow());
@@ -180,6 +180,22 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         g.push(MX::ones(1, n_fe).mtimes(&per_interval)?.reshape(n, 1)? - 1.0);
         lbg.extend(std::iter::repeat_n(0.0, n));
         ubg.extend(std::iter::repeat_n(0.0, n));
+    }
+    if !ocp.path.is_empty() {
+        // Path constraints: the kernel's values per element, bounds repeated.
+        let (mut lo, mut up) = (Vec::new(), Vec::new());
+        for c in &ocp.path {
+            let reps = if c.at == crate::problem::PathPoints::Stages { s.n_s } else { 1 };
+            for _ in 0..reps {
+                lo.extend_from_slice(&c.lower);
+                up.extend_from_slice(&c.upper);
+            }
+        }
+        g.push(vec(&out[9])?);
+        for _ in 0..e_count {
+            lbg.extend_from_slice(&lo);
+            ubg.extend_from_slice(&up);
+        }
     }
     let x_final = x_ends.get(.., e_count - 1)?;
     if let Some(term) = &ocp.terminal {

@@ -99,3 +99,26 @@ fn voice_coil_motor_matches_the_reference_implementation() {
     assert!((xf[0] - 0.01).abs() < 1e-8 && (xf[2] - 0.01).abs() < 1e-8);
     assert!(r.u.iter().all(|u| u[0].abs() <= 5.0 + 1e-9));
 }
+
+#[test]
+fn a_speed_limit_as_a_path_constraint_binds_like_the_bound() {
+    // |v| ≤ 20 as a stage-wise path constraint instead of a state bound: T* = 40/3 again,
+    // and the speed stays within the limit at every stage.
+    let mut ocp = car(Representation::Stewart);
+    ocp.x_lower = vec![f64::NEG_INFINITY; 2];
+    ocp.x_upper = vec![f64::INFINITY; 2];
+    let v = ocp.model.x.at(1).unwrap();
+    ocp.path.push(fesd_ocp::PathConstraint { expr: v, lower: vec![-20.0], upper: vec![20.0], at: fesd_ocp::PathPoints::Stages });
+    let r = OcpSolver::new(&ocp).unwrap().solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.t_final - 40.0 / 3.0).abs() <= 1e-4, "T = {}", r.t_final);
+    assert!(r.x.iter().all(|x| x[1] <= 20.0 + 1e-6));
+}
+
+#[test]
+fn options_from_json_reject_unknown_keys() {
+    let o: fesd_ocp::OcpOptions = serde_json::from_str(r#"{"fesd": {"n_fe": 4}, "homotopy": {"comp_tol": 1e-7}}"#).unwrap();
+    assert_eq!((o.fesd.n_fe, o.homotopy.comp_tol, o.fesd.n_s), (4, 1e-7, 2));
+    let e = serde_json::from_str::<fesd_ocp::OcpOptions>(r#"{"fesd": {"n_finite_elements": 4}}"#).unwrap_err().to_string();
+    assert!(e.contains("n_finite_elements"), "{e}");
+}
