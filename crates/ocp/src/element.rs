@@ -2,7 +2,7 @@
 //! evaluated for every element of the horizon through one CasADi `map`, so that the
 //! generated C does not grow with the number of elements.
 //!
-//! `element(x0, k, z, h, u, p, lam0) -> (eq, x_end, G, H, quad, theta, x_stage,
+//! `element(x0, k, z, h, u, p, lam0, yref) -> (eq, x_end, G, H, quad, theta, x_stage,
 //! dual_sum, primal_sum)`:
 //! - `x0` the state at the element's start, `k` the stage unknowns (stage states in
 //!   the integral form, stage derivatives in the differential form, `n_x · n_s`),
@@ -61,6 +61,7 @@ pub(crate) fn element_kernel(
     opts: &FesdOptions,
     lagrange: Option<&SX>,
     path: &[crate::problem::PathConstraint],
+    tracking: Option<&crate::problem::Tracking>,
 ) -> Result<(Function, ElementSizes)> {
     let (n_x, n_s, n_z, n_comp) = (model.n_x(), tableau.n_s(), alg.n_z(), alg.n_comp());
     let end_point = !tableau.is_stiffly_accurate();
@@ -73,6 +74,12 @@ pub(crate) fn element_kernel(
     };
     let (x0, k, z) = (SX::sym("x0", n_x), SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts));
     let (h, u, p, lam0) = (SX::sym("h", 1), model.u.clone(), model.p.clone(), SX::sym("lam0", n_comp));
+    let n_y = tracking.map_or(0, |t| t.expr.nrow());
+    let yref = SX::sym("yref", n_y);
+    let track_fn = match tracking {
+        Some(t) => Some(Function::new("ocp_outputs_y", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("y", &t.expr)])?),
+        None => None,
+    };
     let ks: Vec<SX> = (0..n_s).map(|m| k.slice(m * n_x..(m + 1) * n_x)).collect::<std::result::Result<_, _>>()?;
     let zs: Vec<SX> = (0..n_pts).map(|m| z.slice(m * n_z..(m + 1) * n_z)).collect::<std::result::Result<_, _>>()?;
     let stage_x: Vec<SX> = match opts.irk_representation {
@@ -90,6 +97,11 @@ pub(crate) fn element_kernel(
         duals.push(entries(&out[4])?);
         if let Some(c) = &cost_fn {
             quad = quad + c.call(&[&stage_x[m], &u, &p])?.remove(0) * tableau.b[m];
+        }
+        if let (Some(y), Some(t)) = (&track_fn, tracking) {
+            let d = y.call(&[&stage_x[m], &u, &p])?.remove(0).try_sub(&yref)?;
+            let w = SX::from_slice(&t.weight);
+            quad = quad + (&d * &d).dot(&w)? * tableau.b[m];
         }
     }
     quad = &quad * &h;
@@ -127,7 +139,7 @@ pub(crate) fn element_kernel(
     let primal_sum: Vec<SX> = (0..n_comp).map(|i| sum(&primals[..n_s].iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect();
     let f = Function::new(
         "ocp_element",
-        &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0)],
+        &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0), ("yref", &yref)],
         &[
             ("eq", &column(&eq)?),
             ("x_end", &x_end),

@@ -21,6 +21,6 @@ mod table;
 mod transcribe;
 
 pub use error::{OcpError, Result};
-pub use problem::{Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, TerminalConstraint};
+pub use problem::{Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, TerminalConstraint, Tracking};
 pub use solver::{OcpResult, OcpSolver};
 pub use table::{Block, VariableTable};

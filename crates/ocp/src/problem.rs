@@ -50,6 +50,19 @@ pub struct TerminalConstraint {
     pub upper: Vec<f64>,
 }
 
+/// Least-squares tracking `∫ (y − r_k)ᵀ W (y − r_k) dt` of outputs `y(x, u, p)` with a
+/// reference `r_k` per control interval (NLP parameters: change them between solves
+/// with [`OcpSolver::set_reference`](crate::OcpSolver::set_reference), no recompilation).
+#[derive(Clone, Debug)]
+pub struct Tracking {
+    /// The outputs y in the model's symbols (column vector, n_y entries).
+    pub expr: SX,
+    /// Diagonal of W (n_y nonnegative weights).
+    pub weight: Vec<f64>,
+    /// r_k for every interval (N rows of n_y values).
+    pub reference: Vec<Vec<f64>>,
+}
+
 /// Where a path constraint is imposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum PathPoints {
@@ -123,6 +136,8 @@ pub struct Ocp {
     pub terminal: Option<TerminalConstraint>,
     /// Nonlinear path constraints.
     pub path: Vec<PathConstraint>,
+    /// Least-squares tracking with time-varying references.
+    pub tracking: Option<Tracking>,
     /// Values of the model's parameters.
     pub p: Vec<f64>,
     /// Discretization and solver options.
@@ -148,6 +163,7 @@ impl Ocp {
             time_cost: 0.0,
             terminal: None,
             path: Vec::new(),
+            tracking: None,
             p: vec![0.0; model.p.nrow()],
             options: OcpOptions::default(),
             model,
@@ -197,6 +213,16 @@ impl Ocp {
             }
             check_bounds("terminal", &t.lower, &t.upper, t.expr.nrow())?;
         }
+        if let Some(t) = &self.tracking {
+            let n_y = t.expr.nrow();
+            if t.expr.ncol() != 1 || n_y == 0 {
+                return invalid("tracking", "the outputs must be a non-empty column vector");
+            }
+            if t.weight.len() != n_y || t.weight.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+                return invalid("tracking", format!("weight needs {n_y} finite nonnegative values"));
+            }
+            check_reference(&t.reference, self.n_intervals, n_y)?;
+        }
         for c in &self.path {
             if c.expr.ncol() != 1 {
                 return invalid("path", "a path constraint must be a column vector");
@@ -206,6 +232,7 @@ impl Ocp {
         let m = &self.model;
         let mut exprs = vec![("lagrange", self.lagrange.clone(), true), ("mayer", self.mayer.clone(), false), ("terminal", self.terminal.as_ref().map(|t| t.expr.clone()), false)];
         exprs.extend(self.path.iter().map(|c| ("path", Some(c.expr.clone()), true)));
+        exprs.extend(self.tracking.iter().map(|t| ("tracking", Some(t.expr.clone()), true)));
         for (what, e, with_u) in exprs {
             if let Some(e) = e {
                 let u = if with_u { m.u.clone() } else { SX::sym("u", 0) };
@@ -239,6 +266,17 @@ fn check_bounds(what: &'static str, lower: &[f64], upper: &[f64], len: usize) ->
         if l.is_nan() || u.is_nan() || l > u || *l == f64::INFINITY || *u == f64::NEG_INFINITY {
             return invalid(what, format!("entry {i}: bounds [{l}, {u}] are empty"));
         }
+    }
+    Ok(())
+}
+
+/// A reference: `n` rows of `n_y` finite values.
+pub(crate) fn check_reference(reference: &[Vec<f64>], n: usize, n_y: usize) -> Result<()> {
+    if reference.len() != n {
+        return invalid("tracking", format!("{} reference rows given, one per interval ({n}) expected", reference.len()));
+    }
+    for row in reference {
+        check_values("tracking reference", row, n_y)?;
     }
     Ok(())
 }

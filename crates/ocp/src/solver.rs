@@ -131,6 +131,20 @@ impl OcpSolver {
         Ok(x.iter().zip(&end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
     }
 
+    /// New tracking references (one row of n_y values per interval) for the following
+    /// solves.
+    pub fn set_reference(&mut self, reference: &[Vec<f64>]) -> Result<()> {
+        if self.t.n_y == 0 {
+            return invalid("tracking", "this OCP has no tracking term");
+        }
+        crate::problem::check_reference(reference, self.n_intervals, self.t.n_y)?;
+        let off = self.t.reference_parameter;
+        for (k, row) in reference.iter().enumerate() {
+            self.p0[off + k * self.t.n_y..off + (k + 1) * self.t.n_y].copy_from_slice(row);
+        }
+        Ok(())
+    }
+
     /// Solves from the table's guess (first solve) or the previous solution.
     pub fn solve(&mut self) -> Result<OcpResult> {
         self.solver.set_parameters(&self.p0)?;

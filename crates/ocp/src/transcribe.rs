@@ -21,6 +21,10 @@ pub(crate) struct Transcription {
     pub outputs: Function,
     /// Whether x0 is a parameter (fixed) and its offset in the parameter vector.
     pub x0_parameter: Option<usize>,
+    /// Offset of the tracking references (N · n_y values) in the parameter vector.
+    pub reference_parameter: usize,
+    /// Number of tracked outputs.
+    pub n_y: usize,
 }
 
 /// The given entries of the symbol `w`, reshaped to `rows × cols`; a contiguous run is
@@ -126,15 +130,17 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let tableau = opts.validate()?;
     let model = &ocp.model;
     let alg = StageAlgebra::new(model, &DcsOptions { representation: opts.representation, lift_products: opts.lift_products })?;
-    let (kernel, s) = element_kernel(model, &alg, &tableau, opts, ocp.lagrange.as_ref(), &ocp.path)?;
+    let (kernel, s) = element_kernel(model, &alg, &tableau, opts, ocp.lagrange.as_ref(), &ocp.path, ocp.tracking.as_ref())?;
     let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
     let e_count = n * n_fe;
     let (n_u, n_p) = (model.u.nrow(), model.p.nrow());
     let table = table(ocp, &alg, &s, n_fe);
     let w = MX::sym("w", table.len());
-    // Parameters: the model's p, then x0 when it is fixed.
+    // Parameters: the model's p, then x0 when it is fixed, then the tracking references.
     let x0_parameter = matches!(ocp.x0, InitialState::Fixed(_)).then_some(n_p);
-    let n_par = n_p + if x0_parameter.is_some() { s.n_x } else { 0 };
+    let n_y = ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow());
+    let reference_parameter = n_p + if x0_parameter.is_some() { s.n_x } else { 0 };
+    let n_par = reference_parameter + n_y * n;
     let par = MX::sym("p", n_par);
     let p_model = if n_p > 0 { par.slice(0..n_p)? } else { MX::zeros(0, 1) };
     let x0 = match x0_parameter {
@@ -168,8 +174,13 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     } else {
         lam_first
     };
+    let yref = if n_y > 0 {
+        par.slice(reference_parameter..n_par)?.reshape(n_y, n)?.get(.., (0..e_count).map(|e| e / n_fe).collect::<Vec<_>>())?
+    } else {
+        MX::zeros(0, e_count)
+    };
     let mapped = kernel.map_with(e_count, Parallelization::Serial)?;
-    let out = mapped.call(&[&x_starts, &ks, &zs, &hs, &u_per_element, &p_model, &lam0])?;
+    let out = mapped.call(&[&x_starts, &ks, &zs, &hs, &u_per_element, &p_model, &lam0, &yref])?;
     let (eq, x_end, big_g, big_h, quad) = (&out[0], &out[1], &out[2], &out[3], &out[4]);
     let vec = |m: &MX| m.reshape(m.numel(), 1);
     let mut g = vec![vec(eq)?, vec(&x_ends.try_sub(x_end)?)?];
@@ -231,7 +242,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     mpcc.p0 = ocp.p.iter().copied().chain(match &ocp.x0 {
         InitialState::Fixed(x0) => x0.clone(),
         InitialState::Free { .. } => vec![],
-    }).collect();
+    }).chain(ocp.tracking.iter().flat_map(|t| t.reference.iter().flatten().copied())).collect();
     let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final), ("cost", &cost)])?;
-    Ok(Transcription { mpcc, table, sizes: s, n_fe, outputs, x0_parameter })
+    Ok(Transcription { mpcc, table, sizes: s, n_fe, outputs, x0_parameter, reference_parameter, n_y })
 }

@@ -122,3 +122,33 @@ fn options_from_json_reject_unknown_keys() {
     let e = serde_json::from_str::<fesd_ocp::OcpOptions>(r#"{"fesd": {"n_finite_elements": 4}}"#).unwrap_err().to_string();
     assert!(e.contains("n_finite_elements"), "{e}");
 }
+
+#[test]
+fn tracking_a_reference_that_changes_between_solves() {
+    // ẋ = u − sign(x): from x0 = 1, the reference r = 1 is held exactly with u = 1
+    // (cost 0); then r = 1.5 in every interval: x moves up (no recompilation).
+    use fesd_model::{PssModel, Subsystem};
+    let x = SX::sym("x", 1);
+    let u = SX::sym("u", 1);
+    let model = PssModel::new(x.clone())
+        .with_controls(u.clone())
+        .with_drift(u.clone())
+        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let mut ocp = Ocp::new(model, 2.0, 4, &[1.0]);
+    ocp.u_lower = vec![-5.0];
+    ocp.u_upper = vec![5.0];
+    ocp.tracking = Some(fesd_ocp::Tracking { expr: x.clone(), weight: vec![1.0], reference: vec![vec![1.0]; 4] });
+    let mut solver = OcpSolver::new(&ocp).unwrap();
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!(r.x.iter().all(|v| (v[0] - 1.0).abs() < 1e-6), "{:?}", r.x);
+    assert!(r.u.iter().all(|v| (v[0] - 1.0).abs() < 1e-5), "{:?}", r.u);
+    let runs = fesd_codegen::compiler_runs();
+    solver.set_reference(&vec![vec![1.5]; 4]).unwrap();
+    let r2 = solver.solve().unwrap();
+    assert_eq!(fesd_codegen::compiler_runs(), runs);
+    assert!(r2.status.is_converged());
+    assert!((r2.x.last().unwrap()[0] - 1.5).abs() < 0.05, "{:?}", r2.x);
+    assert!(r2.cost > r.cost);
+    assert!(solver.set_reference(&[vec![1.0]]).is_err());
+}
