@@ -19,4 +19,4 @@ pub use discretization::{FesdInterval, Layout};
 pub use error::{Result, SimError};
 pub use output::register_font;
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
-pub use simulator::{Attempt, OnStepFailure, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};
+pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};

@@ -293,6 +293,38 @@ impl Simulator {
     }
 }
 
+/// A step-by-step simulation in progress (see [`Simulator::start`]).
+#[derive(Clone, Debug)]
+pub struct SimState {
+    /// Current time.
+    pub t: f64,
+    /// Current state.
+    pub x: Vec<f64>,
+    /// Boundary duals at the current point, carried into the next step.
+    lambda0: Vec<f64>,
+    /// The last step's solution, the next step's initial guess.
+    guess: Vec<f64>,
+    steps_done: usize,
+    started: Instant,
+    /// The trajectory so far.
+    pub result: SimulationResult,
+}
+
+impl SimState {
+    /// True if the state is no longer finite (the simulation cannot go on).
+    pub fn diverged(&self) -> bool {
+        self.x.iter().any(|v| !v.is_finite())
+    }
+
+    /// The trajectory so far, with the timing up to now.
+    pub fn into_result(mut self) -> SimulationResult {
+        let r = &mut self.result;
+        r.timing.total = self.started.elapsed().as_secs_f64();
+        r.timing.own = (r.timing.total - r.timing.ipopt - r.timing.kernels).max(0.0);
+        self.result
+    }
+}
+
 /// A simulator for one model and scheme; the step problem is compiled once.
 pub struct Simulator {
     interval: FesdInterval,
@@ -394,35 +426,26 @@ impl Simulator {
     /// Simulates `n_steps` steps of length `step` (the compiled problem serves any step
     /// length; nothing is recompiled).
     pub fn simulate_steps(&mut self, x0: &[f64], u: &[f64], p: &[f64], step: f64, n_steps: usize) -> Result<SimulationResult> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(SimError::InvalidOption { name: "step", reason: format!("{step} must be positive and finite") });
-        }
         if n_steps == 0 {
             return Err(SimError::InvalidOption { name: "n_steps", reason: "needs at least one step".into() });
         }
+        let mut state = self.start(x0, u, p)?;
+        for _ in 0..n_steps {
+            if !self.step_with_length(&mut state, u, p, step)? && (self.opts.on_failure == OnStepFailure::Stop || state.diverged()) {
+                break;
+            }
+        }
+        Ok(state.into_result())
+    }
+
+    /// Starts a step-by-step simulation at `x0` (the boundary duals follow from x0 with
+    /// the control `u`); advance it with [`Simulator::step`], a control of your choice
+    /// each step (closed loop).
+    pub fn start(&self, x0: &[f64], u: &[f64], p: &[f64]) -> Result<SimState> {
         check("x0", x0, self.n_x)?;
         check("u", u, self.n_u)?;
         check("p", p, self.n_p)?;
-        let t_start = Instant::now();
-        let mut x = x0.to_vec();
-        let mut t0 = 0.0;
-        let mut res = SimulationResult {
-            t: vec![0.0],
-            x: vec![x.clone()],
-            h: vec![],
-            t_stage: vec![],
-            x_stage: vec![],
-            theta_stage: vec![],
-            z_stage: vec![],
-            active_sets: vec![],
-            switch_times: vec![],
-            steps: vec![],
-            completed: true,
-            timing: SimulationTiming { build: self.build_time, ..Default::default() },
-        };
-        let mut guess = self.interval.initial_guess(&x);
-        // Boundary duals of the first interval follow from x0; later ones are carried over.
-        let mut lambda0 = self.interval.dual_at_state.eval_dense(&[x0, u, p])?.remove(0);
+        let lambda0 = self.interval.dual_at_state.eval_dense(&[x0, u, p])?.remove(0);
         if let Some(i) = lambda0.iter().position(|v| !v.is_finite()) {
             return Err(SimError::BadInput {
                 what: "x0",
@@ -432,39 +455,81 @@ impl Simulator {
                 ),
             });
         }
-        'steps: for k in 0..n_steps {
-            // Pieces of this step still to do, as a stack: (length, halvings).
-            let mut pieces = vec![(step, 0usize)];
-            while let Some((len, depth)) = pieces.pop() {
-                let params: Vec<f64> = x.iter().chain(u).chain(p).chain([&len]).chain(&lambda0).copied().collect();
-                self.solver.set_parameters(&params)?;
-                let may_halve = depth < self.opts.max_step_halvings;
-                let (r, tries) = self.attempt_piece(&guess, may_halve, &mut res)?;
-                let converged = r.status.is_converged();
-                res.steps.push(step_report(k, t0, len, depth, &r, tries));
-                if !converged && may_halve {
-                    // Retry as two halves (the second is pushed first: a stack).
-                    pieces.push((len / 2.0, depth + 1));
-                    pieces.push((len / 2.0, depth + 1));
-                    continue;
-                }
-                lambda0 = self.record(&mut res, &r.w, &params, &mut t0)?;
-                x = res.x.last().cloned().unwrap_or_default();
-                guess = r.w.clone();
-                if !converged {
-                    res.completed = false;
-                    if self.opts.on_failure == OnStepFailure::Stop {
-                        break 'steps;
-                    }
-                }
-                if x.iter().any(|v| !v.is_finite()) {
-                    res.completed = false;
-                    break 'steps;
+        Ok(SimState {
+            t: 0.0,
+            x: x0.to_vec(),
+            lambda0,
+            guess: self.interval.initial_guess(x0),
+            steps_done: 0,
+            started: Instant::now(),
+            result: SimulationResult {
+                t: vec![0.0],
+                x: vec![x0.to_vec()],
+                h: vec![],
+                t_stage: vec![],
+                x_stage: vec![],
+                theta_stage: vec![],
+                z_stage: vec![],
+                active_sets: vec![],
+                switch_times: vec![],
+                steps: vec![],
+                completed: true,
+                timing: SimulationTiming { build: self.build_time, ..Default::default() },
+            },
+        })
+    }
+
+    /// One step of the configured length with control `u`; the state carries time,
+    /// state, boundary duals and the previous solution (the next initial guess).
+    /// Returns whether every piece of the step converged.
+    pub fn step(&mut self, state: &mut SimState, u: &[f64], p: &[f64]) -> Result<bool> {
+        let length = self.opts.step;
+        self.step_with_length(state, u, p, length)
+    }
+
+    /// As [`Simulator::step`] with a step of the given length.
+    pub fn step_with_length(&mut self, state: &mut SimState, u: &[f64], p: &[f64], length: f64) -> Result<bool> {
+        if !(length.is_finite() && length > 0.0) {
+            return Err(SimError::InvalidOption { name: "step", reason: format!("{length} must be positive and finite") });
+        }
+        check("u", u, self.n_u)?;
+        check("p", p, self.n_p)?;
+        let k = state.steps_done;
+        state.steps_done += 1;
+        let res = &mut state.result;
+        let mut all_converged = true;
+        // Pieces of this step still to do, as a stack: (length, halvings).
+        let mut pieces = vec![(length, 0usize)];
+        while let Some((len, depth)) = pieces.pop() {
+            let params: Vec<f64> = state.x.iter().chain(u).chain(p).chain([&len]).chain(&state.lambda0).copied().collect();
+            self.solver.set_parameters(&params)?;
+            let may_halve = depth < self.opts.max_step_halvings;
+            let (r, tries) = self.attempt_piece(&state.guess, may_halve, res)?;
+            let converged = r.status.is_converged();
+            res.steps.push(step_report(k, state.t, len, depth, &r, tries));
+            if !converged && may_halve {
+                // Retry as two halves (the second is pushed first: a stack).
+                pieces.push((len / 2.0, depth + 1));
+                pieces.push((len / 2.0, depth + 1));
+                continue;
+            }
+            state.lambda0 = self.record(res, &r.w, &params, &mut state.t)?;
+            state.x = res.x.last().cloned().unwrap_or_default();
+            state.guess = r.w.clone();
+            if !converged {
+                res.completed = false;
+                all_converged = false;
+                if self.opts.on_failure == OnStepFailure::Stop {
+                    break;
                 }
             }
+            if state.x.iter().any(|v| !v.is_finite()) {
+                res.completed = false;
+                return Ok(false);
+            }
         }
-        res.timing.total = t_start.elapsed().as_secs_f64();
+        res.timing.total = state.started.elapsed().as_secs_f64();
         res.timing.own = (res.timing.total - res.timing.ipopt - res.timing.kernels).max(0.0);
-        Ok(res)
+        Ok(all_converged)
     }
 }

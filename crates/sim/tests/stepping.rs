@@ -1,0 +1,52 @@
+//! Step-by-step simulation with a different control each step (closed loop).
+
+use casadi::SX;
+use fesd_model::{PssModel, Subsystem};
+use fesd_sim::{models, Simulator, SimulatorOptions};
+
+#[test]
+fn stepping_with_a_control_schedule_has_the_exact_switches() {
+    // ẋ = u − sign(x), x(0) = −1, u = 3 on [0, 0.5), −3 on [0.5, 1]: x reaches 0 at
+    // t = 0.25 (ẋ = 4), x(0.5) = 0.5 (ẋ = 2), back to 0 at t = 0.625 (ẋ = −4), and
+    // x(1) = −0.75 (ẋ = −2).
+    let x = SX::sym("x", 1);
+    let u = SX::sym("u", 1);
+    let model = PssModel::new(x.clone())
+        .with_controls(u.clone())
+        .with_drift(u)
+        .with_subsystem(Subsystem::new(x, vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let mut sim = Simulator::new(&model, SimulatorOptions { step: 0.1, ..Default::default() }).unwrap();
+    let mut state = sim.start(&[-1.0], &[3.0], &[]).unwrap();
+    for k in 0..10 {
+        let u = if k < 5 { 3.0 } else { -3.0 };
+        assert!(sim.step(&mut state, &[u], &[]).unwrap(), "step {k}");
+        if k == 4 {
+            assert!((state.t - 0.5).abs() < 1e-12 && (state.x[0] - 0.5).abs() < 1e-8, "t = {}, x = {:?}", state.t, state.x);
+        }
+    }
+    let r = state.into_result();
+    assert!(r.completed);
+    assert_eq!(r.switch_times.len(), 2, "{:?}", r.switch_times);
+    assert!((r.switch_times[0] - 0.25).abs() < 1e-8 && (r.switch_times[1] - 0.625).abs() < 1e-8, "{:?}", r.switch_times);
+    assert!((r.x_final()[0] + 0.75).abs() < 1e-8, "{:?}", r.x_final());
+    assert!((r.t.last().unwrap() - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn stepping_equals_the_batch_simulation() {
+    let model = models::oscillator().unwrap();
+    let x0 = models::oscillator_x0();
+    let opts = SimulatorOptions { step: std::f64::consts::FRAC_PI_2 / 29.0, n_steps: 29, ..Default::default() };
+    let batch = Simulator::new(&model, opts.clone()).unwrap().simulate(&x0, &[], &[]).unwrap();
+    let mut sim = Simulator::new(&model, opts).unwrap();
+    let mut state = sim.start(&x0, &[], &[]).unwrap();
+    for _ in 0..29 {
+        sim.step(&mut state, &[], &[]).unwrap();
+    }
+    let stepped = state.into_result();
+    assert_eq!(batch.t.len(), stepped.t.len());
+    for (a, b) in batch.x.iter().zip(&stepped.x) {
+        assert!((a[0] - b[0]).abs() < 1e-12 && (a[1] - b[1]).abs() < 1e-12);
+    }
+    assert_eq!(batch.switch_times, stepped.switch_times);
+}
