@@ -50,6 +50,31 @@ pub struct TerminalConstraint {
     pub upper: Vec<f64>,
 }
 
+/// How a soft terminal constraint is penalized.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TerminalPenalty {
+    /// `weight · Σ_i s_i` with slacks `s ≥ 0`, `lower − s ≤ c ≤ upper + s` (exact for a
+    /// weight above the constraint's multipliers).
+    L1 {
+        /// The weight (> 0).
+        weight: f64,
+    },
+    /// `weight · Σ_i (max(0, c_i − upper_i) + max(0, lower_i − c_i))²`.
+    L2 {
+        /// The weight (> 0).
+        weight: f64,
+    },
+}
+
+/// `lower ≤ c(x(T), p) ≤ upper` as a penalty in the cost instead of a constraint.
+#[derive(Clone, Debug)]
+pub struct SoftTerminalConstraint {
+    /// The constraint.
+    pub constraint: TerminalConstraint,
+    /// Its penalty.
+    pub penalty: TerminalPenalty,
+}
+
 /// Least-squares tracking `∫ (y − r_k)ᵀ W (y − r_k) dt` of outputs `y(x, u, p)` with a
 /// reference `r_k` per control interval (NLP parameters: change them between solves
 /// with [`OcpSolver::set_reference`](crate::OcpSolver::set_reference), no recompilation).
@@ -134,6 +159,8 @@ pub struct Ocp {
     pub time_cost: f64,
     /// Terminal constraints.
     pub terminal: Option<TerminalConstraint>,
+    /// Terminal constraints as ℓ1 or ℓ2 penalties.
+    pub soft_terminal: Option<SoftTerminalConstraint>,
     /// Nonlinear path constraints.
     pub path: Vec<PathConstraint>,
     /// Least-squares tracking with time-varying references.
@@ -162,6 +189,7 @@ impl Ocp {
             mayer: None,
             time_cost: 0.0,
             terminal: None,
+            soft_terminal: None,
             path: Vec::new(),
             tracking: None,
             p: vec![0.0; model.p.nrow()],
@@ -213,6 +241,17 @@ impl Ocp {
             }
             check_bounds("terminal", &t.lower, &t.upper, t.expr.nrow())?;
         }
+        if let Some(soft) = &self.soft_terminal {
+            let t = &soft.constraint;
+            if t.expr.ncol() != 1 {
+                return invalid("soft_terminal", "the constraint must be a column vector");
+            }
+            check_bounds("soft_terminal", &t.lower, &t.upper, t.expr.nrow())?;
+            let (TerminalPenalty::L1 { weight } | TerminalPenalty::L2 { weight }) = soft.penalty;
+            if !(weight.is_finite() && weight > 0.0) {
+                return invalid("soft_terminal", format!("weight {weight} must be positive and finite"));
+            }
+        }
         if let Some(t) = &self.tracking {
             let n_y = t.expr.nrow();
             if t.expr.ncol() != 1 || n_y == 0 {
@@ -230,7 +269,12 @@ impl Ocp {
             check_bounds("path", &c.lower, &c.upper, c.expr.nrow())?;
         }
         let m = &self.model;
-        let mut exprs = vec![("lagrange", self.lagrange.clone(), true), ("mayer", self.mayer.clone(), false), ("terminal", self.terminal.as_ref().map(|t| t.expr.clone()), false)];
+        let mut exprs = vec![
+            ("lagrange", self.lagrange.clone(), true),
+            ("mayer", self.mayer.clone(), false),
+            ("terminal", self.terminal.as_ref().map(|t| t.expr.clone()), false),
+            ("soft_terminal", self.soft_terminal.as_ref().map(|t| t.constraint.expr.clone()), false),
+        ];
         exprs.extend(self.path.iter().map(|c| ("path", Some(c.expr.clone()), true)));
         exprs.extend(self.tracking.iter().map(|t| ("tracking", Some(t.expr.clone()), true)));
         for (what, e, with_u) in exprs {

@@ -39,6 +39,11 @@ fn sx_function(name: &str, inputs: &[(&str, &SX)], output: &SX) -> Result<Functi
     Ok(Function::new(name, inputs, &[("out", output)])?)
 }
 
+/// Infinite bounds replaced by a large finite value (for the penalty's expressions).
+fn finite_or(v: &[f64], big: f64) -> Vec<f64> {
+    v.iter().map(|x| if x.is_finite() { *x } else { big }).collect()
+}
+
 /// Lays out the unknowns and returns the table.
 fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> VariableTable {
     let mut t = VariableTable::default();
@@ -76,6 +81,12 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
     }
     if let Horizon::Free { lower, upper, guess } = ocp.horizon {
         t.add("T", None, None, &[lower], &[upper], &[guess]);
+    }
+    if let Some(soft) = &ocp.soft_terminal {
+        if let crate::problem::TerminalPenalty::L1 { .. } = soft.penalty {
+            let n_c = soft.constraint.expr.nrow();
+            t.add("s_terminal", None, None, &vec![0.0; n_c], &vec![inf; n_c], &vec![0.0; n_c]);
+        }
     }
     t
 }
@@ -216,6 +227,28 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         ubg.extend_from_slice(&term.upper);
     }
     let mut f = quad.sum() + &t_final * ocp.time_cost;
+    if let Some(soft) = &ocp.soft_terminal {
+        let t = &soft.constraint;
+        let c = sx_function("ocp_soft_terminal", &[("x", &model.x), ("p", &model.p)], &t.expr)?.call(&[&x_final, &p_model])?.remove(0);
+        let (lo, up) = (MX::from_slice(&finite_or(&t.lower, -1e20)), MX::from_slice(&finite_or(&t.upper, 1e20)));
+        match soft.penalty {
+            crate::problem::TerminalPenalty::L2 { weight } => {
+                let zero = MX::zeros(t.expr.nrow(), 1);
+                let v = c.try_sub(&up)?.fmax(&zero)? + lo.try_sub(&c)?.fmax(&zero)?;
+                f = f + v.dot(&v)? * weight;
+            }
+            crate::problem::TerminalPenalty::L1 { weight } => {
+                let slack = gather(&w, table.indices("s_terminal"), t.expr.nrow(), 1)?;
+                g.push(c.try_sub(&slack)?);
+                lbg.extend(std::iter::repeat_n(f64::NEG_INFINITY, t.expr.nrow()));
+                ubg.extend_from_slice(&t.upper);
+                g.push(c.try_add(&slack)?);
+                lbg.extend_from_slice(&t.lower);
+                ubg.extend(std::iter::repeat_n(f64::INFINITY, t.expr.nrow()));
+                f = f + slack.sum() * weight;
+            }
+        }
+    }
     if let Some(m) = &ocp.mayer {
         let mf = sx_function("ocp_mayer", &[("x", &model.x), ("p", &model.p)], m)?;
         f = f + mf.call(&[&x_final, &p_model])?.remove(0);

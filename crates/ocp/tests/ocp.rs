@@ -152,3 +152,33 @@ fn tracking_a_reference_that_changes_between_solves() {
     assert!(r2.cost > r.cost);
     assert!(solver.set_reference(&[vec![1.0]]).is_err());
 }
+
+#[test]
+fn soft_terminal_constraints() {
+    // ẋ = u − sign(x), x0 = 1, T = 1, min ∫u² with x(1) = 0.5 (x stays positive, so
+    // x(1) = ∫u): the hard optimum is u ≡ 0.5, cost 0.25. As an ℓ1 penalty with weight
+    // 10 (above the multiplier 1) the same; as ℓ2 with weight w, u ≡ a = 0.5 w/(1 + w).
+    use fesd_model::{PssModel, Subsystem};
+    use fesd_ocp::{SoftTerminalConstraint, TerminalConstraint, TerminalPenalty};
+    let x = SX::sym("x", 1);
+    let u = SX::sym("u", 1);
+    let model = PssModel::new(x.clone())
+        .with_controls(u.clone())
+        .with_drift(u.clone())
+        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    for penalty in [TerminalPenalty::L1 { weight: 10.0 }, TerminalPenalty::L2 { weight: 100.0 }] {
+        let mut ocp = Ocp::new(model.clone(), 1.0, 4, &[1.0]);
+        ocp.lagrange = Some(&u * &u);
+        let constraint = TerminalConstraint { expr: x.clone(), lower: vec![0.5], upper: vec![0.5] };
+        ocp.soft_terminal = Some(SoftTerminalConstraint { constraint, penalty });
+        let r = OcpSolver::new(&ocp).unwrap().solve().unwrap();
+        assert!(r.status.is_converged(), "{penalty:?}: {:?}", r.status);
+        let a = match penalty {
+            TerminalPenalty::L1 { .. } => 0.5,
+            TerminalPenalty::L2 { weight } => 0.5 * weight / (1.0 + weight),
+        };
+        assert!(r.u.iter().all(|v| (v[0] - a).abs() < 1e-6), "{penalty:?}: {:?}", r.u);
+        assert!((r.x.last().unwrap()[0] - a).abs() < 1e-6, "{penalty:?}: {:?}", r.x.last());
+        assert!((r.cost - (a * a + if a == 0.5 { 0.0 } else { 100.0 * (a - 0.5).powi(2) })).abs() < 1e-6, "{penalty:?}: cost {}", r.cost);
+    }
+}
