@@ -95,6 +95,13 @@ impl OcpSolver {
         Ok(())
     }
 
+    /// The next solve starts from the table's initial guess again, not from the previous
+    /// solution.
+    pub fn reset_guess(&mut self) -> Result<()> {
+        self.solver.set_initial_guess(&self.t.table.guess)?;
+        Ok(())
+    }
+
     /// New values of the model's parameters for the following solves.
     pub fn set_parameters(&mut self, p: &[f64]) -> Result<()> {
         if p.len() != self.n_p {
@@ -105,7 +112,7 @@ impl OcpSolver {
     }
 
     /// Re-simulates the optimal controls of `r` with the FESD simulator at high
-    /// accuracy (Radau IIA n_s = 4, `steps_per_interval` steps of 2 elements per control
+    /// accuracy (Radau IIA n_s = 3, `steps_per_interval` steps of 2 elements per control
     /// interval) and returns the terminal error `max_i |x_i^sim(T) − x_i(T)|`: the
     /// accuracy measure of the FESD papers.
     pub fn resimulate(&self, r: &OcpResult, steps_per_interval: usize) -> Result<f64> {
@@ -114,18 +121,27 @@ impl OcpSolver {
         }
         let mut opts = fesd_sim::SimulatorOptions::default();
         opts.fesd.representation = self.ocp.options.fesd.representation;
-        opts.fesd.n_s = 4;
+        opts.fesd.n_s = 3;
         opts.fesd.n_fe = 2;
         let mut sim = fesd_sim::Simulator::new(&self.ocp.model, opts)?;
         let p = &self.p0[..self.n_p];
         let mut x = r.x.first().cloned().unwrap_or_default();
         for k in 0..self.n_intervals {
             let length = r.t_controls[k + 1] - r.t_controls[k];
-            let out = sim.simulate_steps(&x, &r.u[k], p, length / steps_per_interval as f64, steps_per_interval)?;
-            if !out.completed {
-                return invalid("resimulate", format!("the simulation of interval {k} did not complete"));
+            // A switch exactly on a step boundary can stall the simulator; a grid with
+            // one or three more steps moves the boundaries off it.
+            let mut done = None;
+            for m in [steps_per_interval, steps_per_interval + 1, steps_per_interval + 3] {
+                let out = sim.simulate_steps(&x, &r.u[k], p, length / m as f64, m)?;
+                if out.completed {
+                    done = Some(out.x_final().to_vec());
+                    break;
+                }
             }
-            x = out.x_final().to_vec();
+            x = match done {
+                Some(x) => x,
+                None => return invalid("resimulate", format!("the simulation of interval {k} did not complete")),
+            };
         }
         let end = r.x.last().cloned().unwrap_or_default();
         Ok(x.iter().zip(&end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
