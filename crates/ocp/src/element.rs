@@ -19,7 +19,7 @@ use crate::error::Result;
 use casadi::{Function, SX};
 use fesd_model::{PssModel, StageAlgebra};
 use fesd_rk::ButcherTableau;
-use fesd_sim::{CrossComplementarity, FesdOptions, IrkRepresentation};
+use fesd_sim::{complementarity_pairs, FesdOptions, IrkRepresentation};
 
 /// Sizes of one element's blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,7 +132,7 @@ pub(crate) fn element_kernel(
         }
     }
     let left = entries(&lam0)?;
-    let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals, n_comp);
+    let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals);
     // Sums for step equilibration: duals over the left boundary and every point,
     // primals over the stages.
     let dual_sum: Vec<SX> = (0..n_comp).map(|i| sum(&std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect::<Vec<_>>())).collect();
@@ -154,52 +154,6 @@ pub(crate) fn element_kernel(
         ],
     )?;
     Ok((f, sizes))
-}
-
-/// The pairs of one element: cross complementarity in the chosen mode (with FESD),
-/// or each point's own pairs (standard discretization).
-fn complementarity_pairs(opts: &FesdOptions, left: &[SX], primals: &[Vec<SX>], duals: &[Vec<SX>], n_comp: usize) -> (Vec<SX>, Vec<SX>) {
-    let (mut big_g, mut big_h) = (Vec::new(), Vec::new());
-    for i in 0..n_comp {
-        let pr: Vec<SX> = primals.iter().map(|p| p[i].clone()).collect();
-        if !opts.use_fesd {
-            for (a, pt) in pr.iter().zip(duals) {
-                big_g.push(a.clone());
-                big_h.push(pt[i].clone());
-            }
-            continue;
-        }
-        let du: Vec<SX> = std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect();
-        match opts.cross_complementarity {
-            CrossComplementarity::StagePairs => {
-                for a in &pr {
-                    for d in &du {
-                        big_g.push(a.clone());
-                        big_h.push(d.clone());
-                    }
-                }
-            }
-            CrossComplementarity::StageVsElementSum => {
-                let s = sum(&du);
-                for a in &pr {
-                    big_g.push(a.clone());
-                    big_h.push(s.clone());
-                }
-            }
-            CrossComplementarity::ElementSumVsStage => {
-                let s = sum(&pr);
-                for d in &du {
-                    big_g.push(s.clone());
-                    big_h.push(d.clone());
-                }
-            }
-            CrossComplementarity::ElementSums => {
-                big_g.push(sum(&pr));
-                big_h.push(sum(&du));
-            }
-        }
-    }
-    (big_g, big_h)
 }
 
 /// The step-equilibration kernel between two neighbouring elements:

@@ -106,6 +106,54 @@ fn comps(v: &SX) -> Result<Vec<SX>> {
     (0..v.nrow()).map(|i| Ok(v.at(i)?)).collect()
 }
 
+/// The complementarity pairs `(G, H)` of one finite element: with FESD, cross
+/// complementarity in the chosen mode between the primals of every point and the duals
+/// of the left boundary (`left`) and every point; without FESD, each point's own pairs.
+/// `primals[m][i]`, `duals[m][i]`: component i at point m.
+pub fn complementarity_pairs(opts: &FesdOptions, left: &[SX], primals: &[Vec<SX>], duals: &[Vec<SX>]) -> (Vec<SX>, Vec<SX>) {
+    let (mut big_g, mut big_h) = (Vec::new(), Vec::new());
+    for i in 0..left.len() {
+        let pr: Vec<SX> = primals.iter().map(|p| p[i].clone()).collect();
+        if !opts.use_fesd {
+            for (a, d) in pr.iter().zip(duals) {
+                big_g.push(a.clone());
+                big_h.push(d[i].clone());
+            }
+            continue;
+        }
+        let du: Vec<SX> = std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect();
+        match opts.cross_complementarity {
+            CrossComplementarity::StagePairs => {
+                for a in &pr {
+                    for d in &du {
+                        big_g.push(a.clone());
+                        big_h.push(d.clone());
+                    }
+                }
+            }
+            CrossComplementarity::StageVsElementSum => {
+                let s = sum(&du);
+                for a in &pr {
+                    big_g.push(a.clone());
+                    big_h.push(s.clone());
+                }
+            }
+            CrossComplementarity::ElementSumVsStage => {
+                let s = sum(&pr);
+                for d in &du {
+                    big_g.push(s.clone());
+                    big_h.push(d.clone());
+                }
+            }
+            CrossComplementarity::ElementSums => {
+                big_g.push(sum(&pr));
+                big_h.push(sum(&du));
+            }
+        }
+    }
+    (big_g, big_h)
+}
+
 /// `Σ_j coeffs[j] · vectors[j]` (n × 1).
 fn weighted_sum(coeffs: &[f64], vectors: &[SX], n: usize) -> SX {
     coeffs.iter().zip(vectors).fold(SX::zeros(n, 1), |acc, (c, v)| acc + *c * v)
@@ -254,46 +302,11 @@ impl FesdInterval {
                 points.push(Point { primal: comps(&out[3])?, dual: comps(&out[4])? });
             }
             // Complementarity of this element.
-            for i in 0..n_comp {
-                let left = &boundary_dual[i];
-                if !opts.use_fesd {
-                    for pt in &points {
-                        big_g.push(pt.primal[i].clone());
-                        big_h.push(pt.dual[i].clone());
-                    }
-                    continue;
-                }
-                let duals: Vec<SX> = std::iter::once(left.clone()).chain(points.iter().map(|pt| pt.dual[i].clone())).collect();
-                let primals: Vec<SX> = points.iter().map(|pt| pt.primal[i].clone()).collect();
-                match opts.cross_complementarity {
-                    CrossComplementarity::StagePairs => {
-                        for pr in &primals {
-                            for du in &duals {
-                                big_g.push(pr.clone());
-                                big_h.push(du.clone());
-                            }
-                        }
-                    }
-                    CrossComplementarity::StageVsElementSum => {
-                        let s = sum(&duals);
-                        for pr in &primals {
-                            big_g.push(pr.clone());
-                            big_h.push(s.clone());
-                        }
-                    }
-                    CrossComplementarity::ElementSumVsStage => {
-                        let s = sum(&primals);
-                        for du in &duals {
-                            big_g.push(s.clone());
-                            big_h.push(du.clone());
-                        }
-                    }
-                    CrossComplementarity::ElementSums => {
-                        big_g.push(sum(&primals));
-                        big_h.push(sum(&duals));
-                    }
-                }
-            }
+            let primals: Vec<Vec<SX>> = points.iter().map(|pt| pt.primal.clone()).collect();
+            let duals: Vec<Vec<SX>> = points.iter().map(|pt| pt.dual.clone()).collect();
+            let (g_e, h_e) = complementarity_pairs(opts, &boundary_dual, &primals, &duals);
+            big_g.extend(g_e);
+            big_h.extend(h_e);
             let left = boundary_dual.clone();
             boundary_dual = points.last().map(|pt| pt.dual.clone()).unwrap_or_default();
             elements.push((points, left));

@@ -15,7 +15,7 @@ mod options;
 mod output;
 mod simulator;
 
-pub use discretization::{FesdInterval, Layout};
+pub use discretization::{complementarity_pairs, FesdInterval, Layout};
 pub use error::{Result, SimError};
 pub use output::register_font;
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
