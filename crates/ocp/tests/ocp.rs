@@ -4,6 +4,18 @@ use casadi::SX;
 use fesd_model::Representation;
 use fesd_ocp::{problems, Horizon, InitialState, Ocp, OcpError, OcpSolver};
 
+/// ẋ = u − sign(x), with its state and control symbols.
+fn controlled_sign() -> (fesd_model::PssModel, SX, SX) {
+    use fesd_model::{PssModel, Subsystem};
+    let x = SX::sym("x", 1);
+    let u = SX::sym("u", 1);
+    let model = PssModel::new(x.clone())
+        .with_controls(u.clone())
+        .with_drift(u.clone())
+        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    (model, x, u)
+}
+
 fn car(representation: Representation) -> Ocp {
     problems::car_turbo(10, 3, representation).unwrap()
 }
@@ -132,13 +144,7 @@ fn options_from_json_reject_unknown_keys() {
 fn tracking_a_reference_that_changes_between_solves() {
     // ẋ = u − sign(x): from x0 = 1, the reference r = 1 is held exactly with u = 1
     // (cost 0); then r = 1.5 in every interval: x moves up (no recompilation).
-    use fesd_model::{PssModel, Subsystem};
-    let x = SX::sym("x", 1);
-    let u = SX::sym("u", 1);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_drift(u.clone())
-        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let (model, x, _) = controlled_sign();
     let mut ocp = Ocp::new(model, 2.0, 4, &[1.0]);
     ocp.u_lower = vec![-5.0];
     ocp.u_upper = vec![5.0];
@@ -163,14 +169,8 @@ fn soft_terminal_constraints() {
     // ẋ = u − sign(x), x0 = 1, T = 1, min ∫u² with x(1) = 0.5 (x stays positive, so
     // x(1) = ∫u): the hard optimum is u ≡ 0.5, cost 0.25. As an ℓ1 penalty with weight
     // 10 (above the multiplier 1) the same; as ℓ2 with weight w, u ≡ a = 0.5 w/(1 + w).
-    use fesd_model::{PssModel, Subsystem};
     use fesd_ocp::{SoftTerminalConstraint, TerminalConstraint, TerminalPenalty};
-    let x = SX::sym("x", 1);
-    let u = SX::sym("u", 1);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_drift(u.clone())
-        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let (model, x, u) = controlled_sign();
     for penalty in [TerminalPenalty::L1 { weight: 10.0 }, TerminalPenalty::L2 { weight: 100.0 }] {
         let mut ocp = Ocp::new(model.clone(), 1.0, 4, &[1.0]);
         ocp.lagrange = Some(&u * &u);
