@@ -61,16 +61,26 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
     let integral = opts.irk_representation == fesd_sim::IrkRepresentation::Integral;
     let k_guess: Vec<f64> = (0..s.n_s).flat_map(|_| if integral { x_guess.clone() } else { vec![0.0; s.n_x] }).collect();
     let z_rep = |v: &[f64]| (0..s.n_pts).flat_map(|_| v.to_vec()).collect::<Vec<f64>>();
-    // Element-major order: the unknowns of one element are contiguous.
+    // Block-major order: all blocks of one kind are contiguous in w, so each kind is
+    // one slice of w. Measured against element-major order on the motor OCP: MUMPS is
+    // faster per iteration there (N = 60: 12 instead of 22 ms), but the homotopy
+    // ends in worse local minima (N = 120: 0.818 instead of 0.774; the car's warm
+    // re-solve at T = 10 instead of 80/9), so block-major stays.
     for k in 0..ocp.n_intervals {
         t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
-        for n in 0..n_fe {
-            let (k, n) = (Some(k), Some(n));
-            t.add("k", k, n, &vec![-inf; s.n_x * s.n_s], &vec![inf; s.n_x * s.n_s], &k_guess);
-            t.add("z", k, n, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));
-            t.add("tau", k, n, &[tau_lo], &[tau_hi], &[tau_nom]);
-            t.add("x", k, n, &ocp.x_lower, &ocp.x_upper, &x_guess);
-        }
+    }
+    let elements = || (0..ocp.n_intervals).flat_map(|k| (0..n_fe).map(move |n| (Some(k), Some(n))));
+    for (k, n) in elements() {
+        t.add("k", k, n, &vec![-inf; s.n_x * s.n_s], &vec![inf; s.n_x * s.n_s], &k_guess);
+    }
+    for (k, n) in elements() {
+        t.add("z", k, n, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));
+    }
+    for (k, n) in elements() {
+        t.add("tau", k, n, &[tau_lo], &[tau_hi], &[tau_nom]);
+    }
+    for (k, n) in elements() {
+        t.add("x", k, n, &ocp.x_lower, &ocp.x_upper, &x_guess);
     }
     if let Horizon::Free { lower, upper, guess } = ocp.horizon {
         t.add("T", None, None, &[lower], &[upper], &[guess]);
