@@ -132,6 +132,10 @@ pub struct StepReport {
     /// Every homotopy attempt on this piece, in order (the last one's outcome is
     /// `status`).
     pub attempts: Vec<Attempt>,
+    /// True if the piece failed and was retried as two halves (its failure was not
+    /// accepted).
+    #[serde(default)]
+    pub halved: bool,
 }
 
 impl StepReport {
@@ -179,6 +183,7 @@ fn step_report(step: usize, t_start: f64, length: f64, halvings: usize, r: &Mpcc
         wall_time: attempts.iter().map(|a| a.wall_time).sum(),
         messages,
         attempts,
+        halved: false,
     }
 }
 
@@ -228,9 +233,10 @@ pub struct SimulationResult {
 }
 
 impl SimulationResult {
-    /// Steps whose MPCC did not converge.
+    /// Pieces whose failure stands: their MPCC did not converge and they were not
+    /// retried as halves.
     pub fn failed_steps(&self) -> Vec<&StepReport> {
-        self.steps.iter().filter(|s| !s.status.is_converged()).collect()
+        self.steps.iter().filter(|s| !s.status.is_converged() && !s.halved).collect()
     }
 
     /// Total Ipopt iterations.
@@ -508,6 +514,9 @@ impl Simulator {
             let converged = r.status.is_converged();
             res.steps.push(step_report(k, state.t, len, depth, &r, tries));
             if !converged && may_halve {
+                if let Some(last) = res.steps.last_mut() {
+                    last.halved = true;
+                }
                 // Retry as two halves (the second is pushed first: a stack).
                 pieces.push((len / 2.0, depth + 1));
                 pieces.push((len / 2.0, depth + 1));
