@@ -21,6 +21,6 @@ mod table;
 mod transcribe;
 
 pub use error::{OcpError, Result};
-pub use problem::{Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint, TerminalPenalty, Tracking};
+pub use problem::{FreeParameter, Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint, TerminalPenalty, Tracking};
 pub use solver::{OcpResult, OcpSolver};
 pub use table::{Block, VariableTable};

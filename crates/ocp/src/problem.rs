@@ -50,6 +50,19 @@ pub struct TerminalConstraint {
     pub upper: Vec<f64>,
 }
 
+/// A model parameter that is a global decision variable instead of a given value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreeParameter {
+    /// Index into the model's `p`.
+    pub index: usize,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// Initial guess.
+    pub guess: f64,
+}
+
 /// How a soft terminal constraint is penalized.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TerminalPenalty {
@@ -167,6 +180,9 @@ pub struct Ocp {
     pub tracking: Option<Tracking>,
     /// Values of the model's parameters.
     pub p: Vec<f64>,
+    /// Model parameters that are global decision variables (their entry in `p` is
+    /// then ignored).
+    pub free_parameters: Vec<FreeParameter>,
     /// Discretization and solver options.
     pub options: OcpOptions,
 }
@@ -193,6 +209,7 @@ impl Ocp {
             path: Vec::new(),
             tracking: None,
             p: vec![0.0; model.p.nrow()],
+            free_parameters: Vec::new(),
             options: OcpOptions::default(),
             model,
         }
@@ -240,6 +257,13 @@ impl Ocp {
                 return invalid("terminal", "the constraint must be a column vector");
             }
             check_bounds("terminal", &t.lower, &t.upper, t.expr.nrow())?;
+        }
+        for (i, fp) in self.free_parameters.iter().enumerate() {
+            if fp.index >= n_p || self.free_parameters[..i].iter().any(|o| o.index == fp.index) {
+                return invalid("free_parameters", format!("index {} is not a parameter of the model or is given twice", fp.index));
+            }
+            check_bounds("free_parameters", &[fp.lower], &[fp.upper], 1)?;
+            check_values("free_parameters guess", &[fp.guess], 1)?;
         }
         if let Some(soft) = &self.soft_terminal {
             let t = &soft.constraint;

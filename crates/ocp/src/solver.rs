@@ -42,6 +42,8 @@ pub struct OcpResult {
     pub u: Vec<Vec<f64>>,
     /// Step size of every element.
     pub h: Vec<f64>,
+    /// The model's parameters: given values, and the optimal ones of free parameters.
+    pub p: Vec<f64>,
     /// Start time of every control interval, and T.
     pub t_controls: Vec<f64>,
     /// Regions (θ indices, every subsystem's stacked) active in each element: θ above
@@ -124,7 +126,7 @@ impl OcpSolver {
         opts.fesd.n_s = 3;
         opts.fesd.n_fe = 2;
         let mut sim = fesd_sim::Simulator::new(&self.ocp.model, opts)?;
-        let p = &self.p0[..self.n_p];
+        let p = &r.p;
         let mut x = r.x.first().cloned().unwrap_or_default();
         for k in 0..self.n_intervals {
             let length = r.t_controls[k + 1] - r.t_controls[k];
@@ -198,6 +200,7 @@ impl OcpSolver {
         Ok(OcpResult {
             status: r.status,
             cost: out[4][0],
+            p: out[5].clone(),
             objective: r.objective,
             comp_residual: r.comp_residual,
             t_final,

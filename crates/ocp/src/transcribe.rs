@@ -85,6 +85,9 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
     if let Horizon::Free { lower, upper, guess } = ocp.horizon {
         t.add("T", None, None, &[lower], &[upper], &[guess]);
     }
+    for fp in &ocp.free_parameters {
+        t.add("p", None, None, &[fp.lower], &[fp.upper], &[fp.guess]);
+    }
     if let Some(soft) = &ocp.soft_terminal {
         if let crate::problem::TerminalPenalty::L1 { .. } = soft.penalty {
             let n_c = soft.constraint.expr.nrow();
@@ -156,7 +159,15 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let reference_parameter = n_p + if x0_parameter.is_some() { s.n_x } else { 0 };
     let n_par = reference_parameter + n_y * n;
     let par = MX::sym("p", n_par);
-    let p_model = if n_p > 0 { par.slice(0..n_p)? } else { MX::zeros(0, 1) };
+    // The model's p: given values, or unknowns for the free parameters.
+    let free_at = table.indices("p");
+    let entries: Vec<MX> = (0..n_p)
+        .map(|i| match ocp.free_parameters.iter().position(|fp| fp.index == i) {
+            Some(j) => w.at(free_at[j]),
+            None => par.at(i),
+        })
+        .collect::<std::result::Result<_, _>>()?;
+    let p_model = if n_p > 0 { MX::vertcat(&entries.iter().collect::<Vec<_>>())? } else { MX::zeros(0, 1) };
     let x0 = match x0_parameter {
         Some(off) => par.slice(off..off + s.n_x)?,
         None => gather(&w, table.indices("x0"), s.n_x, 1)?,
@@ -279,6 +290,10 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         InitialState::Fixed(x0) => x0.clone(),
         InitialState::Free { .. } => vec![],
     }).chain(ocp.tracking.iter().flat_map(|t| t.reference.iter().flatten().copied())).collect();
-    let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final), ("cost", &cost)])?;
+    let outputs = Function::new(
+        "ocp_outputs",
+        &[("w", &w), ("p", &par)],
+        &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final), ("cost", &cost), ("p_model", &p_model)],
+    )?;
     Ok(Transcription { mpcc, table, sizes: s, n_fe, outputs, x0_parameter, reference_parameter, n_y })
 }

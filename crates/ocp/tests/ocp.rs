@@ -187,3 +187,36 @@ fn soft_terminal_constraints() {
         assert!((r.cost - (a * a + if a == 0.5 { 0.0 } else { 100.0 * (a - 0.5).powi(2) })).abs() < 1e-6, "{penalty:?}: cost {}", r.cost);
     }
 }
+
+#[test]
+fn a_free_parameter_is_optimized() {
+    // ẋ = p − sign(x), x0 = −1, T = 1, min (x(1) − 0.5)² over the global p ∈ [0, 5]:
+    // x crosses 0 at 1/(p + 1), then x(1) = (p − 1) p/(p + 1) = 0.5 at
+    // p = (1.5 + √4.25)/2.
+    use fesd_model::{PssModel, Subsystem};
+    use fesd_ocp::FreeParameter;
+    let x = SX::sym("x", 1);
+    let p = SX::sym("p", 1);
+    let model = PssModel::new(x.clone())
+        .with_parameters(p.clone())
+        .with_drift(p.clone())
+        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let mut ocp = Ocp::new(model, 1.0, 1, &[-1.0]);
+    ocp.options.fesd.n_fe = 4;
+    // No step-equilibration cost: it would trade against the Mayer term here.
+    ocp.options.fesd.rho_h = 0.0;
+    ocp.mayer = Some((&x - 0.5).powf(2.0));
+    ocp.free_parameters = vec![FreeParameter { index: 0, lower: 0.0, upper: 5.0, guess: 1.0 }];
+    let mut solver = OcpSolver::new(&ocp).unwrap();
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    let p_star = (1.5 + 4.25f64.sqrt()) / 2.0;
+    assert!((r.p[0] - p_star).abs() < 1e-6, "p = {} vs {p_star}", r.p[0]);
+    assert!((r.x.last().unwrap()[0] - 0.5).abs() < 1e-6);
+    assert_eq!(r.switch_times.len(), 1);
+    assert!((r.switch_times[0] - 1.0 / (p_star + 1.0)).abs() < 1e-6, "{:?}", r.switch_times);
+    assert!(solver.resimulate(&r, 10).unwrap() < 1e-6);
+    let mut bad = ocp.clone();
+    bad.free_parameters[0].index = 3;
+    assert!(matches!(OcpSolver::new(&bad), Err(OcpError::Invalid { what: "free_parameters", .. })));
+}
