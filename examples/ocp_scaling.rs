@@ -1,11 +1,12 @@
 //! Size of the generated C and build time of an OCP against the number of control
 //! intervals N (N_FE = 2): the car with turbo, one element kernel mapped over all
 //! N · N_FE elements. Each N builds into a fresh kernel cache, so every build
-//! compiles. Prints per N the bytes of C, the C files' function bodies share, the
-//! build time (transcription + derivatives + C generation + compilation) and the
-//! solve.
+//! compiles. Prints per N the bytes of generated C, the build time (transcription +
+//! derivatives + C generation + compilation), the solve time, T, the Ipopt iterations
+//! and the time per iteration.
 //!
-//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 …]` (default 10 50 200 1000)
+//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 …]` (default 10 50 200 1000;
+//! with `KEEP=1` the per-N kernel caches stay in the temp directory for inspection)
 
 use fesd::model::Representation;
 use fesd::ocp::{problems, OcpSolver};
