@@ -403,6 +403,24 @@ impl<K: Kind> Matrix<K> {
         self.slice(i)
     }
 
+    /// Every entry of a vector (row or column), in order: `let [q, v] = ...` style
+    /// access without collecting `Result`s.
+    pub fn entries(&self) -> Result<Vec<Self>> {
+        let n = match self.shape() {
+            (n, 1) | (1, n) => n,
+            (r, c) => return Err(Error::InvalidArgument(format!("entries needs a vector, got a {r}x{c} matrix"))),
+        };
+        (0..n).map(|i| self.at(i)).collect()
+    }
+
+    /// A column vector of scalar expressions (an empty list gives a 0×1 vector).
+    pub fn column(items: &[Self]) -> Result<Self> {
+        if items.is_empty() {
+            return Ok(Self::zeros(0, 1));
+        }
+        Self::vertcat(&items.iter().collect::<Vec<_>>())
+    }
+
     /// Structural nonzeros by position in CCS order, as a column vector.
     pub fn nonzeros_at(&self, idx: impl Into<Indices>) -> Result<Self> {
         let i = idx.into().resolve(self.nnz(), "nonzero")?;

@@ -202,3 +202,16 @@ fn mx_map_keeps_structure_and_matches_sx() {
     // MX errors are Results too.
     assert!(x.try_mul(&MX::sym("z", 3)).is_err());
 }
+
+#[test]
+fn entries_and_columns() {
+    let x = SX::sym("x", 3);
+    let e = x.entries().unwrap();
+    assert_eq!(e.len(), 3);
+    let back = SX::column(&[e[2].clone(), e[0].clone()]).unwrap();
+    let f = Function::new("f", &[("x", &x)], &[("y", &back)]).unwrap();
+    assert_eq!(f.eval_dense(&[&[1.0, 2.0, 3.0]]).unwrap()[0], vec![3.0, 1.0]);
+    assert_eq!(SX::column(&[]).unwrap().shape(), (0, 1));
+    assert!(SX::sym_matrix("m", 2, 2).entries().is_err());
+    assert_eq!(x.t().entries().unwrap().len(), 3);
+}

@@ -41,17 +41,6 @@ fn sum(v: &[SX]) -> SX {
     v.iter().skip(1).fold(v[0].clone(), |acc, e| acc + e)
 }
 
-fn column(items: &[SX]) -> Result<SX> {
-    if items.is_empty() {
-        return Ok(SX::zeros(0, 1));
-    }
-    Ok(SX::vertcat(&items.iter().collect::<Vec<_>>())?)
-}
-
-fn entries(v: &SX) -> Result<Vec<SX>> {
-    Ok((0..v.nrow()).map(|i| v.at(i)).collect::<std::result::Result<_, _>>()?)
-}
-
 /// Builds the element kernel. `lagrange` is the stage cost `L(x, u, p)` (scalar SX in
 /// the model's symbols), if any.
 pub(crate) fn element_kernel(
@@ -93,8 +82,8 @@ pub(crate) fn element_kernel(
         xdots.push(out[0].clone());
         eq.push(out[1].clone());
         thetas.push(out[2].clone());
-        primals.push(entries(&out[3])?);
-        duals.push(entries(&out[4])?);
+        primals.push(out[3].entries()?);
+        duals.push(out[4].entries()?);
         if let Some(c) = &cost_fn {
             quad = quad + c.call(&[&stage_x[m], &u, &p])?.remove(0) * tableau.b[m];
         }
@@ -115,8 +104,8 @@ pub(crate) fn element_kernel(
     if end_point {
         let out = stage_fn.call(&[&x_end, &u, &p, &zs[n_s]])?;
         eq.push(out[1].clone());
-        primals.push(entries(&out[3])?);
-        duals.push(entries(&out[4])?);
+        primals.push(out[3].entries()?);
+        duals.push(out[4].entries()?);
     }
     // Path constraints at the stages or at the element's end.
     let mut path_values = Vec::new();
@@ -131,7 +120,7 @@ pub(crate) fn element_kernel(
             crate::problem::PathPoints::ElementEnds => path_values.push(f.call(&[&x_end, &u, &p])?.remove(0)),
         }
     }
-    let left = entries(&lam0)?;
+    let left = lam0.entries()?;
     let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals);
     // Sums for step equilibration: duals over the left boundary and every point,
     // primals over the stages.
@@ -141,16 +130,16 @@ pub(crate) fn element_kernel(
         "ocp_element",
         &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0), ("yref", &yref)],
         &[
-            ("eq", &column(&eq)?),
+            ("eq", &SX::column(&eq)?),
             ("x_end", &x_end),
-            ("G", &column(&big_g)?),
-            ("H", &column(&big_h)?),
+            ("G", &SX::column(&big_g)?),
+            ("H", &SX::column(&big_h)?),
             ("quad", &quad),
-            ("theta", &column(&thetas)?),
-            ("x_stage", &column(&stage_x)?),
-            ("dual_sum", &column(&dual_sum)?),
-            ("primal_sum", &column(&primal_sum)?),
-            ("path", &column(&path_values)?),
+            ("theta", &SX::column(&thetas)?),
+            ("x_stage", &SX::column(&stage_x)?),
+            ("dual_sum", &SX::column(&dual_sum)?),
+            ("primal_sum", &SX::column(&primal_sum)?),
+            ("path", &SX::column(&path_values)?),
         ],
     )?;
     Ok((f, sizes))
@@ -163,7 +152,7 @@ pub(crate) fn element_kernel(
 pub(crate) fn equilibration_kernel(alg: &StageAlgebra, n_comp: usize, scaled: bool) -> Result<Function> {
     let (dp, pp, dn, pn) = (SX::sym("dual_prev", n_comp), SX::sym("primal_prev", n_comp), SX::sym("dual_next", n_comp), SX::sym("primal_next", n_comp));
     let (hp, hn) = (SX::sym("h_prev", 1), SX::sym("h_next", 1));
-    let (dpe, ppe, dne, pne) = (entries(&dp)?, entries(&pp)?, entries(&dn)?, entries(&pn)?);
+    let (dpe, ppe, dne, pne) = (dp.entries()?, pp.entries()?, dn.entries()?, pn.entries()?);
     let mut eta = SX::scalar(1.0);
     for grp in &alg.groups {
         let width = grp.dual_parts.first().or(grp.primal_parts.first()).map_or(0, |v| v.len());

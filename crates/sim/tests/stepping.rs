@@ -50,3 +50,20 @@ fn stepping_equals_the_batch_simulation() {
     }
     assert_eq!(batch.switch_times, stepped.switch_times);
 }
+
+#[test]
+fn one_comp_tol_setting_reaches_every_tier() {
+    let mut opts = SimulatorOptions { step: 0.1, n_steps: 4, ..Default::default() };
+    opts.for_each_homotopy(|h| h.comp_tol = 1e-12);
+    assert!(opts.homotopies.iter().chain(&opts.fallback_homotopy).all(|h| h.comp_tol == 1e-12));
+    assert!(opts.validate().is_ok());
+    let r = Simulator::new(&models::scalar_switch(3.0, 1.0), opts.clone()).unwrap().simulate(&[-0.2], &[], &[]).unwrap();
+    assert!(r.completed);
+    // Every piece that counts as converged reached 1e-12 (with the default 1e-9 some
+    // stop near 1e-10).
+    let converged: Vec<f64> = r.steps.iter().filter(|s| s.status.is_converged()).map(|s| s.comp_residual).collect();
+    assert!(!converged.is_empty() && converged.iter().all(|&c| c <= 1e-12), "{converged:?}");
+    // A bad value in any tier is caught before anything is built.
+    opts.for_each_homotopy(|h| h.kappa = 2.0);
+    assert!(opts.validate().is_err());
+}
