@@ -12,6 +12,7 @@
 //! | [`rk`] | `fesd-rk` | Butcher tableaus for any number of stages |
 //! | [`model`] | `fesd-model` | PSS models; Stewart and Step DCS lowering |
 //! | [`sim`] | `fesd-sim` | the FESD discretization and the simulator |
+//! | [`ocp`] | `fesd-ocp` | direct optimal control on FESD |
 //!
 //! ```no_run
 //! use fesd::casadi::SX;
@@ -29,6 +30,11 @@
 //! assert!(solution.status.is_success());
 //! # Ok(()) }
 //! ```
+
+/// The README's code blocks, compiled and run by `cargo test` as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use casadi;
 pub use fesd_codegen as codegen;
