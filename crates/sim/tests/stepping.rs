@@ -67,3 +67,26 @@ fn one_comp_tol_setting_reaches_every_tier() {
     opts.for_each_homotopy(|h| h.kappa = 2.0);
     assert!(opts.validate().is_err());
 }
+
+#[test]
+fn a_switch_exactly_on_a_step_boundary_needs_no_halving() {
+    // v̇ = u for v < 10, 3u for v > 10, from v = 20 with u = −5: v = 10 at t = 2/3,
+    // exactly the end of step 5 of 2/15. The next step starts on the switching surface;
+    // its first attempt from the previous (wrong) active set fails, the neutral start
+    // solves it (before, every tier failed down to the fifth halving).
+    let x = SX::sym("x", 2);
+    let u = SX::sym("u", 1);
+    let v = x.at(1).unwrap();
+    let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]).unwrap();
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0), f(1.0)]));
+    let mut opts = SimulatorOptions { step: 2.0 / 15.0, n_steps: 10, ..Default::default() };
+    opts.fesd.n_s = 3;
+    let r = Simulator::new(&model, opts).unwrap().simulate(&[180.0, 20.0], &[-5.0], &[]).unwrap();
+    assert!(r.completed);
+    assert_eq!(r.switch_times.len(), 1);
+    assert!((r.switch_times[0] - 2.0 / 3.0).abs() < 1e-8, "{:?}", r.switch_times);
+    assert!(r.steps.iter().all(|s| s.halvings == 0), "{:?}", r.steps.iter().map(|s| (s.step, s.halvings)).collect::<Vec<_>>());
+    assert!(r.steps.iter().any(|s| s.attempts.iter().any(|a| a.neutral_start && a.status.is_converged())));
+    // v(4/3) = 10 − 5 · 2/3.
+    assert!((r.x_final()[1] - (10.0 - 10.0 / 3.0)).abs() < 1e-8, "{:?}", r.x_final());
+}
