@@ -48,8 +48,9 @@ pub struct SimulatorOptions {
     pub max_step_halvings: usize,
     /// How many of `homotopies` are tried on a piece that may still be halved
     /// (default 2, all of the default ones). At the last halving level every homotopy
-    /// and then the fallback are tried. Measured Ipopt iterations with 2 / 1:
-    /// oscillator 329 / 432, relay 5 552 / 4 134, friction blocks 2 421 / 3 832.
+    /// and then the fallback are tried. Measured Ipopt iterations with 2 / 1 (before
+    /// the neutral second start of the first tier): oscillator 329 / 432, relay
+    /// 5 552 / 4 134, friction blocks 2 421 / 3 832.
     pub tiers_before_halving: usize,
 }
 
