@@ -267,9 +267,15 @@ pub(crate) fn record_alias(alias: &str, lib: &Path, opts: &CompileOptions) -> Re
     let path = alias_path(alias, opts);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    // A private name per call: threads and processes may record the same alias at once.
+    static ALIAS_COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let unique = ALIAS_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_extension(format!("{}-{unique}.tmp", std::process::id()));
     std::fs::write(&tmp, lib.to_string_lossy().as_bytes()).map_err(io_err("writing", &tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io_err("renaming into", &path))
+    std::fs::rename(&tmp, &path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err("renaming into", &path)(e)
+    })
 }
 
 /// The verified object recorded under `alias`, if any.

@@ -170,7 +170,8 @@ impl CompiledNlp {
                     ctx.add(f)?;
                 }
                 let lib = ctx.render()?.compile(opts)?;
-                lib.record_alias(&alias, opts)?;
+                // Best effort: without the alias the next build only generates C again.
+                let _ = lib.record_alias(&alias, opts);
                 lib
             }
         };
