@@ -16,6 +16,23 @@ pub enum Error {
     Refused(String),
 }
 
+impl Error {
+    /// The symbols CasADi named as free when a `Function` was built from expressions
+    /// using symbols that are not among its inputs, as `[a, b]`; `None` for any other
+    /// error. (CasADi: "… since variables [a, b] are free …".)
+    pub fn free_symbols(&self) -> Option<String> {
+        let Error::Casadi(msg) = self else { return None };
+        let end = msg.find("] are free")?;
+        msg[..end].rfind('[').map(|a| msg[a..=end].to_string())
+    }
+
+    /// True if CasADi refused a `Function` because the same symbol is among its inputs
+    /// twice ("the input expressions are not independent").
+    pub fn is_repeated_input(&self) -> bool {
+        matches!(self, Error::Casadi(msg) if msg.contains("not independent") || msg.contains("duplicate"))
+    }
+}
+
 /// Result alias of the bindings.
 pub type Result<T> = std::result::Result<T, Error>;
 

@@ -215,3 +215,13 @@ fn entries_and_columns() {
     assert!(SX::sym_matrix("m", 2, 2).entries().is_err());
     assert_eq!(x.t().entries().unwrap().len(), 3);
 }
+
+#[test]
+fn free_and_repeated_symbols_are_read_from_casadi_errors() {
+    let (x, y) = (SX::sym("x", 1), SX::sym("y_free", 1));
+    let e = Function::new("f", &[("x", &x)], &[("out", &(&x + &y))]).unwrap_err();
+    assert_eq!(e.free_symbols().as_deref(), Some("[y_free]"), "{e}");
+    assert!(!e.is_repeated_input());
+    let e = Function::new("f", &[("a", &x), ("b", &x)], &[("out", &x)]).unwrap_err();
+    assert!(e.is_repeated_input() && e.free_symbols().is_none(), "{e}");
+}

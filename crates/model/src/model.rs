@@ -428,7 +428,7 @@ impl PssModel {
         let outputs: Vec<(&str, &SX)> = named.iter().map(|(n, e)| (n.as_str(), *e)).collect();
         match casadi::Function::new("pss_model", &[("x", &self.x), ("u", &self.u), ("p", &self.p)], &outputs) {
             Ok(_) => Ok(()),
-            Err(e) => Err(symbol_error(&e.to_string()).unwrap_or(ModelError::Casadi(e))),
+            Err(e) => Err(symbol_error(e)),
         }
     }
 
@@ -447,16 +447,14 @@ impl PssModel {
 }
 
 /// Reads CasADi's complaint about a function's symbols into the model's terms.
-fn symbol_error(message: &str) -> Option<ModelError> {
-    // "… since variables [y, z] are free. …"
-    if let Some(end) = message.find("] are free") {
-        let names = message[..end].rfind('[').map(|a| format!("{}]", &message[a..end]));
-        return Some(ModelError::FreeSymbols { names: names.unwrap_or_else(|| "(unnamed)".into()) });
+fn symbol_error(e: casadi::Error) -> ModelError {
+    if let Some(names) = e.free_symbols() {
+        return ModelError::FreeSymbols { names };
     }
-    if message.contains("not independent") || message.contains("duplicate") {
-        return Some(ModelError::RepeatedSymbol("a symbol occurs twice (e.g. the same SX in x and u, or twice in x)".into()));
+    if e.is_repeated_input() {
+        return ModelError::RepeatedSymbol("a symbol occurs twice (e.g. the same SX in x and u, or twice in x)".into());
     }
-    None
+    ModelError::Casadi(e)
 }
 
 fn not_a_partition(subsystem: usize, defect: Option<crate::partition::PartitionDefect>) -> Result<(), ModelError> {

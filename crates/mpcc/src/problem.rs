@@ -134,14 +134,10 @@ impl<K: Kind> Mpcc<K> {
         match Function::new("mpcc_symbols", &[("w", &self.w), ("p", &self.p)], &outs) {
             Ok(_) => Ok(()),
             Err(e) => {
-                let msg = e.to_string();
-                if let Some(end) = msg.find("] are free") {
-                    let names = msg[..end].rfind('[').map(|a| &msg[a + 1..end]).unwrap_or("?");
-                    return Err(MpccError::Format(format!(
-                        "f, g, G or H use symbols that are neither in w nor in p: [{names}]"
-                    )));
+                if let Some(names) = e.free_symbols() {
+                    return Err(MpccError::Format(format!("f, g, G or H use symbols that are neither in w nor in p: {names}")));
                 }
-                if msg.contains("not independent") {
+                if e.is_repeated_input() {
                     return Err(MpccError::Format("w and p must be distinct symbols: a symbol occurs twice".into()));
                 }
                 Err(e.into())

@@ -305,10 +305,9 @@ impl Ocp {
             if let Some(e) = e {
                 let u = if with_u { m.u.clone() } else { SX::sym("u", 0) };
                 if let Err(err) = casadi::Function::new(what, &[("x", &m.x), ("u", &u), ("p", &m.p)], &[("e", &e)]) {
-                    let msg = err.to_string();
-                    let names = msg.find("] are free").and_then(|end| msg[..end].rfind('[').map(|a| msg[a..=end].to_string()));
                     let allowed = if with_u { "states, controls or parameters" } else { "states or parameters" };
-                    return invalid(what, format!("uses symbols that are not {allowed}: {}", names.unwrap_or(msg)));
+                    let names = err.free_symbols().unwrap_or_else(|| err.to_string());
+                    return invalid(what, format!("uses symbols that are not {allowed}: {names}"));
                 }
             }
         }
