@@ -5,14 +5,28 @@
 //! `<case>_wall_time_s` (solve only, compilation excluded), `<case>_ipopt_iterations`
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
-//! Run: `cargo run --release --example ocp_benchmark [-- [-v] <case> …]` (`-v`: Ipopt's output)
+//! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …] <case> …]`
+//! (`-v`: Ipopt's output; `--ipopt`: an Ipopt option for every NLP of the homotopy)
 
+use fesd::ipopt::OptionValue;
 use fesd::ocp::{problems, OcpSolver};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all = ["sliding_mode", "motor_30", "motor_60", "motor_120", "motor_240"];
-    let verbose = std::env::args().any(|a| a == "-v");
-    let cases: Vec<String> = std::env::args().skip(1).filter(|a| a != "-v").collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let verbose = args.iter().any(|a| a == "-v");
+    let mut ipopt = Vec::new();
+    let mut cases = Vec::new();
+    let mut rest = args.iter().filter(|a| *a != "-v");
+    while let Some(a) = rest.next() {
+        if a == "--ipopt" {
+            let kv = rest.next().ok_or("--ipopt needs key=value")?;
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("--ipopt {kv}: expected key=value"))?;
+            ipopt.push((k.to_string(), OptionValue::parse_for(k, v)));
+        } else {
+            cases.push(a.clone());
+        }
+    }
     let cases: Vec<String> = if cases.is_empty() { all.iter().map(|s| s.to_string()).collect() } else { cases };
     for case in &cases {
         let ocp = match case.as_str() {
@@ -24,6 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if verbose {
             ocp.options.homotopy.verbosity = 2;
         }
+        ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
         let mut solver = OcpSolver::new(&ocp)?;
         let r = solver.solve()?;
         println!("{case}: {:?}, built in {:.2} s, {} unknowns", r.status, solver.build_time().as_secs_f64(), solver.table().len());

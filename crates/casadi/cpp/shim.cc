@@ -179,6 +179,15 @@ std::unique_ptr<Function> m_fn_new(rust::Str name, rust::Slice<const rust::Strin
   std::unique_ptr<M> P##_substitute(const M& ex, const M& v, const M& vdef) {                              \
     return boxed(M(substitute(ex, v, vdef)));                                                              \
   }                                                                                                        \
+  std::unique_ptr<M> P##_solve(const M& a, const M& b) {                                                   \
+    if (a.size1() != a.size2() || a.size1() != b.size1())                                                  \
+      throw std::invalid_argument("solve: A must be square with as many rows as b");                      \
+    return boxed(M(solve(a, b)));                                                                          \
+  }                                                                                                        \
+  std::unique_ptr<M> P##_inv(const M& a) {                                                                 \
+    if (a.size1() != a.size2()) throw std::invalid_argument("inv: the matrix must be square");            \
+    return boxed(M(inv(a)));                                                                               \
+  }                                                                                                        \
   std::unique_ptr<V> P##vec_new() { return std::make_unique<V>(); }                                        \
   void P##vec_push(V& v, const M& a) { v.items.push_back(a); }                                             \
   size_t P##vec_len(const V& v) { return v.items.size(); }                                                 \

@@ -53,6 +53,8 @@ struct MXVec {
   std::unique_ptr<M> P##_hessian(const M& f, const M& x);                                             \
   std::unique_ptr<M> P##_jtimes(const M& f, const M& x, const M& v, bool transpose);                  \
   std::unique_ptr<M> P##_substitute(const M& ex, const M& v, const M& vdef);                          \
+  std::unique_ptr<M> P##_solve(const M& a, const M& b);                                               \
+  std::unique_ptr<M> P##_inv(const M& a);                                                             \
   std::unique_ptr<V> P##vec_new();                                                                    \
   void P##vec_push(V& v, const M& a);                                                                 \
   size_t P##vec_len(const V& v);                                                                      \

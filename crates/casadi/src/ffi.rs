@@ -83,6 +83,8 @@ pub(crate) mod bridge {
         fn sx_hessian(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
         fn sx_jtimes(f: &SX, x: &SX, v: &SX, transpose: bool) -> Result<UniquePtr<SX>>;
         fn sx_substitute(ex: &SX, v: &SX, vdef: &SX) -> Result<UniquePtr<SX>>;
+        fn sx_solve(a: &SX, b: &SX) -> Result<UniquePtr<SX>>;
+        fn sx_inv(a: &SX) -> Result<UniquePtr<SX>>;
         fn sxvec_new() -> Result<UniquePtr<SXVec>>;
         fn sxvec_push(v: Pin<&mut SXVec>, a: &SX) -> Result<()>;
         fn sxvec_len(v: &SXVec) -> Result<usize>;
@@ -125,6 +127,8 @@ pub(crate) mod bridge {
         fn mx_hessian(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;
         fn mx_jtimes(f: &MX, x: &MX, v: &MX, transpose: bool) -> Result<UniquePtr<MX>>;
         fn mx_substitute(ex: &MX, v: &MX, vdef: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_solve(a: &MX, b: &MX) -> Result<UniquePtr<MX>>;
+        fn mx_inv(a: &MX) -> Result<UniquePtr<MX>>;
         fn mxvec_new() -> Result<UniquePtr<MXVec>>;
         fn mxvec_push(v: Pin<&mut MXVec>, a: &MX) -> Result<()>;
         fn mxvec_len(v: &MXVec) -> Result<usize>;

@@ -82,6 +82,10 @@ pub trait Kind: sealed::Sealed + Sized + 'static {
     #[doc(hidden)]
     fn substitute(ex: &Self::Raw, v: &Self::Raw, vdef: &Self::Raw) -> Res<UniquePtr<Self::Raw>>;
     #[doc(hidden)]
+    fn solve(a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>>;
+    #[doc(hidden)]
+    fn inv(a: &Self::Raw) -> Res<UniquePtr<Self::Raw>>;
+    #[doc(hidden)]
     fn list_new() -> UniquePtr<Self::List>;
     #[doc(hidden)]
     fn list_push(v: Pin<&mut Self::List>, a: &Self::Raw);
@@ -145,6 +149,8 @@ macro_rules! impl_kind {
                 fn hessian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _hessian>](f, x) }
                 fn jtimes(f: &Self::Raw, x: &Self::Raw, v: &Self::Raw, transpose: bool) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _jtimes>](f, x, v, transpose) }
                 fn substitute(ex: &Self::Raw, v: &Self::Raw, vdef: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _substitute>](ex, v, vdef) }
+                fn solve(a: &Self::Raw, b: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _solve>](a, b) }
+                fn inv(a: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _inv>](a) }
                 fn list_new() -> UniquePtr<Self::List> { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p vec_new>]()) }
                 fn list_push(v: Pin<&mut Self::List>, a: &Self::Raw) { let _g = crate::lock::guard(); crate::error::allocated(ffi::[<$p vec_push>](v, a)) }
                 fn list_len(v: &Self::List) -> usize { let _g = crate::lock::guard(); ffi::[<$p vec_len>](v).unwrap_or_default() }

@@ -458,6 +458,17 @@ impl<K: Kind> Matrix<K> {
     pub fn substitute(ex: &Self, v: &Self, vdef: &Self) -> Result<Self> {
         Ok(Self::wrap(K::substitute(&ex.inner, &v.inner, &vdef.inner)?))
     }
+
+    /// The solution `x` of the linear system `A x = b` (symbolic for SX, a linear
+    /// solve node for MX); `A` square with as many rows as `b`.
+    pub fn solve(a: &Self, b: &Self) -> Result<Self> {
+        Ok(Self::wrap(K::solve(&a.inner, &b.inner)?))
+    }
+
+    /// The inverse of the square matrix `a`.
+    pub fn inv(&self) -> Result<Self> {
+        Ok(Self::wrap(K::inv(&self.inner)?))
+    }
 }
 
 impl SX {

@@ -225,3 +225,27 @@ fn free_and_repeated_symbols_are_read_from_casadi_errors() {
     let e = Function::new("f", &[("a", &x), ("b", &x)], &[("out", &x)]).unwrap_err();
     assert!(e.is_repeated_input() && e.free_symbols().is_none(), "{e}");
 }
+
+#[test]
+fn linear_solve_and_inverse() {
+    // A(q) = [[2 + q², 1], [1, 3]], b = [1, q]: x = A⁻¹ b, checked against Cramer's rule.
+    let q = SX::sym("q", 1);
+    let col0 = SX::vertcat(&[&(&q * &q + 2.0), &SX::scalar(1.0)]).unwrap();
+    let a = SX::horzcat(&[&col0, &SX::from_slice(&[1.0, 3.0])]).unwrap();
+    let b = SX::vertcat(&[&SX::scalar(1.0), &q]).unwrap();
+    let x = SX::solve(&a, &b).unwrap();
+    let a_inv = a.inv().unwrap();
+    let f = Function::new("sol", &[("q", &q)], &[("x", &x), ("inv", &a_inv)]).unwrap();
+    let qv = 0.7;
+    let out = f.eval_dense(&[&[qv]]).unwrap();
+    let det = (2.0 + qv * qv) * 3.0 - 1.0;
+    assert!(close(out[0][0], (3.0 - qv) / det, 1e-14));
+    assert!(close(out[0][1], ((2.0 + qv * qv) * qv - 1.0) / det, 1e-14));
+    // Column-major inverse entries.
+    assert!(close(out[1][0], 3.0 / det, 1e-14));
+    assert!(close(out[1][1], -1.0 / det, 1e-14));
+    assert!(close(out[1][3], (2.0 + qv * qv) / det, 1e-14));
+    // Shape errors are errors, not aborts.
+    assert!(SX::solve(&a, &SX::sym("c", 3)).is_err());
+    assert!(SX::sym("r", 2).inv().is_err());
+}
