@@ -37,6 +37,7 @@
 pub struct ReadmeDoctests;
 
 pub use casadi;
+pub use fesd_cls as cls;
 pub use fesd_codegen as codegen;
 pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;

@@ -1,0 +1,87 @@
+//! Options of the FESD-J discretization, validated once.
+
+use crate::error::{ClsError, Result};
+use fesd_rk::{ButcherTableau, RkFamily};
+use fesd_sim::{CrossComplementarity, StepEquilibration};
+use serde::{Deserialize, Serialize};
+
+/// How the accelerations are obtained from `M(q) a = f + contact forces`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum MassMatrixForm {
+    /// Accelerations are unknowns of every stage with the equations `M(q) a = rhs`
+    /// (default: no inverse, sparse, any M).
+    #[default]
+    Lifted,
+    /// `a = M(q)⁻¹ rhs` written symbolically (small n_q, constant or simple M).
+    Inverse,
+}
+
+/// Options of the FESD-J discretization of one interval `[0, T]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClsOptions {
+    /// Runge–Kutta family (default Radau IIA).
+    pub rk_family: RkFamily,
+    /// Stages per finite element (default 2).
+    pub n_s: usize,
+    /// Finite elements per interval (default 2).
+    pub n_fe: usize,
+    /// FESD (step sizes as unknowns, cross complementarity); `false` gives the
+    /// standard time-stepping discretization with fixed, equal elements (default true).
+    pub use_fesd: bool,
+    /// Step sizes lie in `[(1 − γ_h), (1 + γ_h)] · T/N_FE` (default 0.9).
+    pub gamma_h: f64,
+    /// Cross complementarity mode (the same modes as for switched systems).
+    pub cross_complementarity: CrossComplementarity,
+    /// Step equilibration: `HeuristicMean` (default) or `HeuristicDiff`; the
+    /// indicator-based modes are not available for rigid bodies yet.
+    pub step_equilibration: StepEquilibration,
+    /// Weight ρ_h of the step-equilibration cost (default 1).
+    pub rho_h: f64,
+    /// ε_c of the impact guard `f_c(q_n + ε_c h_n v_n⁺) ≥ 0`, which excludes the
+    /// spurious impulse-free solutions at a contact (default 1e-3).
+    pub eps_c: f64,
+    /// Lifted accelerations (default) or a symbolic inverse of M.
+    pub mass_matrix: MassMatrixForm,
+}
+
+impl Default for ClsOptions {
+    fn default() -> Self {
+        ClsOptions {
+            rk_family: RkFamily::RadauIIA,
+            n_s: 2,
+            n_fe: 2,
+            use_fesd: true,
+            gamma_h: 0.9,
+            cross_complementarity: CrossComplementarity::default(),
+            step_equilibration: StepEquilibration::HeuristicMean,
+            rho_h: 1.0,
+            eps_c: 1e-3,
+            mass_matrix: MassMatrixForm::default(),
+        }
+    }
+}
+
+impl ClsOptions {
+    /// Checks ranges and returns the Butcher tableau.
+    pub fn validate(&self) -> Result<ButcherTableau> {
+        let tableau = ButcherTableau::new(self.rk_family, self.n_s)?;
+        let bad = |name, reason: String| Err(ClsError::InvalidOption { name, reason });
+        if self.n_fe == 0 {
+            return bad("n_fe", "needs at least one finite element".into());
+        }
+        if !(self.gamma_h.is_finite() && (0.0..1.0).contains(&self.gamma_h)) {
+            return bad("gamma_h", format!("{} must lie in [0, 1) (a zero-length element has no impact guard)", self.gamma_h));
+        }
+        if !(self.rho_h.is_finite() && self.rho_h >= 0.0) {
+            return bad("rho_h", format!("{} must be finite and ≥ 0", self.rho_h));
+        }
+        if !(self.eps_c.is_finite() && self.eps_c >= 0.0) {
+            return bad("eps_c", format!("{} must be finite and ≥ 0", self.eps_c));
+        }
+        if !matches!(self.step_equilibration, StepEquilibration::HeuristicMean | StepEquilibration::HeuristicDiff) {
+            return bad("step_equilibration", format!("{:?} is not available for rigid bodies yet (HeuristicMean or HeuristicDiff)", self.step_equilibration));
+        }
+        Ok(tableau)
+    }
+}

@@ -1,0 +1,278 @@
+//! Simulation of rigid-body models step after step with FESD-J: impacts land on
+//! element boundaries and are reported with their times and impulses.
+
+use crate::error::{ClsError, Result};
+use crate::model::ClsModel;
+use crate::options::ClsOptions;
+use crate::step::ClsStep;
+use fesd_mpcc::{HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
+use fesd_sim::SimulatorOptions;
+use serde::{Deserialize, Serialize};
+
+/// Options of a rigid-body simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClsSimulatorOptions {
+    /// The FESD-J discretization of each step.
+    pub cls: ClsOptions,
+    /// Length of one simulation step (default 0.1).
+    pub step: f64,
+    /// Number of steps (default 10).
+    pub n_steps: usize,
+    /// The MPCC homotopies tried on each step, in order, each from the previous
+    /// step's solution and then from the neutral guess with impulses re-initialized
+    /// to zero (default: the switched-system simulator's three tiers).
+    pub homotopies: Vec<HomotopyOptions>,
+    /// A step on which every homotopy fails is retried as two halves, up to this many
+    /// times in a row (default 5).
+    pub max_step_halvings: usize,
+    /// A normal impulse above this is reported as an impact (default 1e-6).
+    pub impact_tol: f64,
+}
+
+impl Default for ClsSimulatorOptions {
+    fn default() -> Self {
+        ClsSimulatorOptions {
+            cls: ClsOptions::default(),
+            step: 0.1,
+            n_steps: 10,
+            homotopies: vec![SimulatorOptions::single_nlp_homotopy(), SimulatorOptions::short_homotopy(), SimulatorOptions::robust_homotopy()],
+            max_step_halvings: 5,
+            impact_tol: 1e-6,
+        }
+    }
+}
+
+impl ClsSimulatorOptions {
+    /// Checks ranges and every homotopy.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |name, reason: String| Err(ClsError::InvalidOption { name, reason });
+        if self.n_steps == 0 {
+            return bad("n_steps", "needs at least one step".into());
+        }
+        if !(self.step.is_finite() && self.step > 0.0) {
+            return bad("step", format!("{} must be positive and finite", self.step));
+        }
+        if !(self.impact_tol.is_finite() && self.impact_tol > 0.0) {
+            return bad("impact_tol", format!("{} must be positive", self.impact_tol));
+        }
+        if self.homotopies.is_empty() {
+            return bad("homotopies", "needs at least one homotopy".into());
+        }
+        for h in &self.homotopies {
+            h.validate()?;
+        }
+        self.cls.validate()?;
+        Ok(())
+    }
+}
+
+/// One impact: an element boundary where a normal impulse acted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Impact {
+    /// Time of the impact.
+    pub time: f64,
+    /// Index of the contact.
+    pub contact: usize,
+    /// Normal impulse Λ_n.
+    pub impulse: f64,
+    /// Velocity before the impact.
+    pub v_before: Vec<f64>,
+    /// Velocity after it.
+    pub v_after: Vec<f64>,
+}
+
+/// How one step (or a halved part of one) went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClsStepReport {
+    /// Start time.
+    pub t_start: f64,
+    /// Length.
+    pub length: f64,
+    /// Halvings of the planned step to get here.
+    pub halvings: usize,
+    /// The MPCC status of the attempt kept.
+    pub status: MpccStatus,
+    /// Homotopy attempts made (each tier from the warm start, then from the
+    /// re-initialized neutral guess).
+    pub attempts: usize,
+    /// True if the attempt kept started from the neutral guess with impulses
+    /// re-initialized (the warm start had failed).
+    pub reinitialized: bool,
+    /// Ipopt iterations of all attempts.
+    pub iterations: usize,
+}
+
+/// A rigid-body simulation: element boundaries, states, impacts, step reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClsSimulation {
+    /// Times of the element boundaries.
+    pub t: Vec<f64>,
+    /// Positions at the boundaries.
+    pub q: Vec<Vec<f64>>,
+    /// Velocities at the boundaries, before any impulse there.
+    pub v: Vec<Vec<f64>>,
+    /// Detected impacts, in time order.
+    pub impacts: Vec<Impact>,
+    /// One report per solved piece.
+    pub steps: Vec<ClsStepReport>,
+}
+
+impl ClsSimulation {
+    /// Final positions.
+    pub fn q_final(&self) -> &[f64] {
+        self.q.last().map_or(&[], |v| v.as_slice())
+    }
+
+    /// Final velocities.
+    pub fn v_final(&self) -> &[f64] {
+        self.v.last().map_or(&[], |v| v.as_slice())
+    }
+
+    /// Times of the impacts.
+    pub fn impact_times(&self) -> Vec<f64> {
+        self.impacts.iter().map(|i| i.time).collect()
+    }
+
+    /// Ipopt iterations of every step.
+    pub fn total_iterations(&self) -> usize {
+        self.steps.iter().map(|s| s.iterations).sum()
+    }
+
+    /// Steps whose MPCC did not converge (their last iterate was kept).
+    pub fn failed_steps(&self) -> Vec<&ClsStepReport> {
+        self.steps.iter().filter(|s| !s.status.is_converged()).collect()
+    }
+}
+
+/// Simulates a rigid-body model with one compiled step problem.
+pub struct ClsSimulator {
+    step: ClsStep,
+    solver: MpccSolver,
+    opts: ClsSimulatorOptions,
+    n_u: usize,
+    n_p: usize,
+}
+
+/// Numbers read from one solved piece.
+struct Piece {
+    h: Vec<f64>,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    v_post: Vec<f64>,
+    impulse: Vec<f64>,
+}
+
+impl ClsSimulator {
+    /// Validates the model and options and compiles the step problem.
+    pub fn new(model: &ClsModel, opts: ClsSimulatorOptions) -> Result<ClsSimulator> {
+        opts.validate()?;
+        let step = ClsStep::new(model, &opts.cls)?;
+        let solver = MpccSolver::new(&step.mpcc, opts.homotopies[0].clone())?;
+        Ok(ClsSimulator { step, solver, opts, n_u: model.u.numel(), n_p: model.p.numel() })
+    }
+
+    /// The discretized step.
+    pub fn step_problem(&self) -> &ClsStep {
+        &self.step
+    }
+
+    /// Simulates `n_steps` steps of length `step` from `(q0, v0)` with constant
+    /// controls `u` and parameters `p`.
+    pub fn simulate(&mut self, q0: &[f64], v0: &[f64], u: &[f64], p: &[f64]) -> Result<ClsSimulation> {
+        let n_q = self.step.layout.n_q;
+        for (what, vals, n) in [("q0", q0, n_q), ("v0", v0, n_q), ("u", u, self.n_u), ("p", p, self.n_p)] {
+            if vals.len() != n {
+                return Err(ClsError::BadInput { what, reason: format!("has {} entries, the model needs {n}", vals.len()) });
+            }
+            if let Some(x) = vals.iter().find(|x| !x.is_finite()) {
+                return Err(ClsError::BadInput { what, reason: format!("contains {x}") });
+            }
+        }
+        let mut sim = ClsSimulation { t: vec![0.0], q: vec![q0.to_vec()], v: vec![v0.to_vec()], ..Default::default() };
+        let mut guess = self.step.initial_guess(q0, v0);
+        for k in 0..self.opts.n_steps {
+            let t0 = k as f64 * self.opts.step;
+            self.advance(&mut sim, &mut guess, u, p, t0, self.opts.step, 0)?;
+        }
+        Ok(sim)
+    }
+
+    /// Solves one piece from the last state of `sim`; on failure of every homotopy,
+    /// two halves (while allowed); the last failure is accepted with its iterate.
+    fn advance(&mut self, sim: &mut ClsSimulation, guess: &mut Vec<f64>, u: &[f64], p: &[f64], t0: f64, length: f64, halvings: usize) -> Result<()> {
+        let (q, v) = (sim.q_final().to_vec(), sim.v_final().to_vec());
+        let params: Vec<f64> = q.iter().chain(&v).chain(u).chain(p).copied().chain([length]).collect();
+        self.solver.set_parameters(&params)?;
+        let neutral = self.step.initial_guess(&q, &v);
+        let may_halve = halvings < self.opts.max_step_halvings;
+        let (result, report) = self.attempt(guess, &neutral, t0, length, halvings)?;
+        if !result.status.is_converged() && may_halve {
+            self.advance(sim, guess, u, p, t0, length / 2.0, halvings + 1)?;
+            return self.advance(sim, guess, u, p, t0 + length / 2.0, length / 2.0, halvings + 1);
+        }
+        let piece = self.read(&result.w, &params)?;
+        self.record(sim, &piece, t0);
+        sim.steps.push(report);
+        *guess = result.w;
+        Ok(())
+    }
+
+    fn attempt(&mut self, guess: &[f64], neutral: &[f64], t0: f64, length: f64, halvings: usize) -> Result<(MpccResult, ClsStepReport)> {
+        let mut report = ClsStepReport { t_start: t0, length, halvings, status: MpccStatus::CompTolNotReached, attempts: 0, reinitialized: false, iterations: 0 };
+        let mut last = None;
+        for h in self.opts.homotopies.clone() {
+            self.solver.set_options(h)?;
+            for (i, start) in [guess, neutral].into_iter().enumerate() {
+                self.solver.set_initial_guess(start)?;
+                let r = self.solver.solve();
+                report.attempts += 1;
+                report.iterations += r.total_iterations;
+                report.status = r.status;
+                report.reinitialized = i == 1;
+                if r.status.is_converged() {
+                    return Ok((r, report));
+                }
+                last = Some(r);
+            }
+        }
+        let r = last.ok_or(ClsError::InvalidOption { name: "homotopies", reason: "no homotopy to try".into() })?;
+        Ok((r, report))
+    }
+
+    fn read(&self, w: &[f64], params: &[f64]) -> Result<Piece> {
+        let out = self.step.outputs.eval_dense(&[w, params])?;
+        let mut it = out.into_iter();
+        let mut next = || it.next().unwrap_or_default();
+        let h = next();
+        let q = next();
+        let v = next();
+        let v_post = next();
+        let impulse = next();
+        Ok(Piece { h, q, v, v_post, impulse })
+    }
+
+    fn record(&self, sim: &mut ClsSimulation, piece: &Piece, t0: f64) {
+        let l = &self.step.layout;
+        let (n_q, n_c) = (l.n_q, l.n_c);
+        let mut t = t0;
+        for n in 0..l.n_fe {
+            for c in 0..n_c {
+                let imp = piece.impulse[n * n_c + c];
+                if imp > self.opts.impact_tol {
+                    sim.impacts.push(Impact {
+                        time: t,
+                        contact: c,
+                        impulse: imp,
+                        v_before: piece.v[n * n_q..(n + 1) * n_q].to_vec(),
+                        v_after: piece.v_post[n * n_q..(n + 1) * n_q].to_vec(),
+                    });
+                }
+            }
+            t += piece.h[n];
+            sim.t.push(t);
+            sim.q.push(piece.q[(n + 1) * n_q..(n + 2) * n_q].to_vec());
+            sim.v.push(piece.v[(n + 1) * n_q..(n + 2) * n_q].to_vec());
+        }
+    }
+}
