@@ -38,11 +38,21 @@ pub struct ClsOptions {
     pub step_equilibration: StepEquilibration,
     /// Weight ρ_h of the step-equilibration cost (default 1).
     pub rho_h: f64,
-    /// ε_c of the impact guard `f_c(q_n + ε_c h_n v_n⁺) ≥ 0`, which excludes the
+    /// ε_c of the impact guard `f_c(q_n) + ε_c h_n J_nᵀ v_n⁺ ≥ 0`, which excludes the
     /// spurious impulse-free solutions at a contact (default 1e-3).
     pub eps_c: f64,
     /// Lifted accelerations (default) or a symbolic inverse of M.
     pub mass_matrix: MassMatrixForm,
+    /// A contact whose gap at the start of an interval is below this counts as
+    /// closed there and may take an impulse at t = 0 (default 1e-7); above it the
+    /// impulse at t = 0 is zero.
+    pub contact_tol: f64,
+    /// Weight of `Σ (Λ_n + z₊ + z₋)` (normal impulses and the split of Newton's law)
+    /// in the cost (default 1). At a resting contact (gap and normal velocity zero)
+    /// the relaxed complementarity admits impulses of size √σ; this tie-break picks
+    /// the zero impulse. Where an impact happens the impulse is fixed by the
+    /// constraints and the term changes nothing.
+    pub rho_impulse: f64,
 }
 
 impl Default for ClsOptions {
@@ -58,6 +68,8 @@ impl Default for ClsOptions {
             rho_h: 1.0,
             eps_c: 1e-3,
             mass_matrix: MassMatrixForm::default(),
+            rho_impulse: 1.0,
+            contact_tol: 1e-7,
         }
     }
 }
@@ -75,6 +87,12 @@ impl ClsOptions {
         }
         if !(self.rho_h.is_finite() && self.rho_h >= 0.0) {
             return bad("rho_h", format!("{} must be finite and ≥ 0", self.rho_h));
+        }
+        if !(self.contact_tol.is_finite() && self.contact_tol > 0.0) {
+            return bad("contact_tol", format!("{} must be positive and finite", self.contact_tol));
+        }
+        if !(self.rho_impulse.is_finite() && self.rho_impulse >= 0.0) {
+            return bad("rho_impulse", format!("{} must be finite and ≥ 0", self.rho_impulse));
         }
         if !(self.eps_c.is_finite() && self.eps_c >= 0.0) {
             return bad("eps_c", format!("{} must be finite and ≥ 0", self.eps_c));

@@ -6,7 +6,8 @@
 //! - impulse equations at its left boundary: `M(q_n)(v_n⁺ − v_n) = Σ_ℓ J_n^ℓ Λ_n^ℓ +
 //!   t^ℓ (Λ_+^ℓ − Λ_−^ℓ)`, `0 ≤ Λ_n^ℓ ⊥ f_c^ℓ(q_n) ≥ 0`, Newton's law
 //!   `Λ_n^ℓ · J_n^ℓᵀ(v_n⁺ + ε_r^ℓ v_n) = 0`, maximum dissipation of the tangential
-//!   impulse, and the guard `f_c^ℓ(q_n + ε_c h_n v_n⁺) ≥ 0`;
+//!   impulse, and the guard `f_c^ℓ(q_n) + ε_c h_n J_n^ℓᵀ v_n⁺ ≥ 0` (the FESD-J guard
+//!   `f_c(q_n + ε_c h_n v_n⁺) ≥ 0` to first order);
 //! - Runge–Kutta stages of `q̇ = v`, `M(q) v̇ = f + Σ_ℓ J_n^ℓ λ_n^ℓ + t^ℓ(λ_+^ℓ − λ_−^ℓ)`
 //!   from `(q_n, v_n⁺)` (integral form: stage positions, velocities and, lifted,
 //!   accelerations are unknowns);
@@ -232,6 +233,9 @@ impl ClsStep {
             n_w: 0,
         };
         let mut con = Constraints::default();
+        // Impulse-side unknowns whose smallest value is wanted where the relaxation
+        // leaves them free (see `ClsOptions::rho_impulse`).
+        let mut tie_break: Vec<SX> = Vec::new();
         let mut pairs: Vec<(SX, SX)> = Vec::new();
         // Contact forces on the coordinates: J_n λ_n + J_t (λ_+ − λ_−).
         let generalized = |q: &SX, normal: &SX, fr: &Friction| -> Result<SX> {
@@ -284,7 +288,9 @@ impl ClsStep {
         let (mut q_n, mut v_n) = (q0.clone(), v0.clone());
         // Gaps at the current element's left boundary: given at q0, then the previous
         // element's lifted end gaps.
-        let mut gap_n = Geometry::eval(&geo.gaps, &[&q0, p])?;
+        // (At q0 clipped at zero: a resting contact may start a hair inside, by the
+        // previous interval's constraint tolerance.)
+        let mut gap_n = Geometry::eval(&geo.gaps, &[&q0, p])?.fmax(&SX::zeros(n_c, 1))?;
         for n in 0..n_fe {
             // Impulse at the left boundary.
             let (v_post, off) = w.new_block(&format!("v_post_{n}"), n_q, -inf, inf);
@@ -303,14 +309,32 @@ impl ClsStep {
             let (z_plus, _) = w.new_block(&format!("newton_plus_{n}"), n_c, 0.0, inf);
             let (z_minus, _) = w.new_block(&format!("newton_minus_{n}"), n_c, 0.0, inf);
             con.eq(&z_plus - &z_minus - newton);
+            tie_break.extend([lam_imp.sum(), z_plus.sum(), z_minus.sum()]);
             for l in 0..n_c {
                 let (lam, zp, zm) = (lam_imp.at(l)?, z_plus.at(l)?, z_minus.at(l)?);
                 pairs.extend([(lam.clone(), zp.clone()), (lam, zm.clone()), (zp, zm)]);
             }
-            let guard_q = &q_n + &(opts.eps_c * &h[n] * &v_post);
-            con.nonneg(Geometry::eval(&geo.gaps, &[&guard_q, p])?);
-            for l in 0..n_c {
-                pairs.push((lam_imp.at(l)?, gap_n.at(l)?));
+            // The guard, linearized about q_n on the lifted gap (a bounded unknown, so
+            // ≥ 0 exactly): f_c(q_n) + ε_c h_n J_nᵀ v⁺ ≥ 0. The unlinearized
+            // f_c(q_n + ε_c h_n v⁺) turns a position error δ of the resting contact
+            // into a demanded velocity δ / (ε_c h_n) and makes rest infeasible.
+            // It tolerates `contact_tol`: at a resting contact (gap and normal velocity
+            // zero) an exactly active guard would be linearly dependent on Newton's
+            // law and the gap bound, a degenerate NLP; with the tolerance only impacts
+            // slower than contact_tol / (ε_c h_n) may end without an impulse (plastic).
+            con.nonneg(&gap_n + opts.eps_c * &h[n] * jn.t().mtimes(&v_post)? + opts.contact_tol);
+            if n == 0 {
+                // The gap at the interval's start is given: a contact open by more than
+                // `contact_tol` takes no impulse (Λ_0 ≤ 0), a closed one may take any.
+                // As a relaxed pair Λ_0 · f_c(q0) ≤ σ the homotopy would start with a
+                // wrong impulse at t = 0 whenever the gap is small.
+                let open = gap_n.lt(&SX::scalar(opts.contact_tol))?;
+                let open = SX::scalar(1.0) - open;
+                con.nonneg(-(&open * &lam_imp));
+            } else {
+                for l in 0..n_c {
+                    pairs.push((lam_imp.at(l)?, gap_n.at(l)?));
+                }
             }
             if n_f > 0 {
                 let vt = tangential_velocity(&q_n, &v_post)?;
@@ -400,6 +424,7 @@ impl ClsStep {
                 f = f + opts.rho_h * &d * &d;
             }
         }
+        f = f + opts.rho_impulse * tie_break.iter().fold(SX::scalar(0.0), |a, b| a + b);
         layout.n_w = w.len;
         let wv = vcat(&w.items)?;
         let (big_g, big_h): (Vec<SX>, Vec<SX>) = pairs.into_iter().unzip();

@@ -40,3 +40,74 @@ fn elastic_ball_impacts_and_final_state() {
     assert!((r.q_final()[0] - 0.538626).abs() < 1e-6, "q(T) = {}", r.q_final()[0]);
     assert!((r.v_final()[0] - 2.264542).abs() < 1e-6, "v(T) = {}", r.v_final()[0]);
 }
+
+fn simulate(eps: f64, q0: f64, step: f64, n_steps: usize, mode: Option<fesd_sim::CrossComplementarity>) -> fesd_cls::ClsSimulation {
+    let mut opts = ClsSimulatorOptions { step, n_steps, ..Default::default() };
+    if std::env::var("FINISH").is_ok() {
+        for h in &mut opts.homotopies {
+            h.active_set_finish = true;
+        }
+    }
+    if let Ok(c) = std::env::var("COMPTOL") {
+        for h in &mut opts.homotopies {
+            h.comp_tol = c.parse().unwrap();
+            h.sigma_n = Some(h.comp_tol * 0.1);
+        }
+    }
+    if let Some(m) = mode {
+        opts.cls.cross_complementarity = m;
+    }
+    let mut sim = ClsSimulator::new(&ball(eps), opts).unwrap();
+    let r = sim.simulate(&[q0], &[0.0], &[], &[]).unwrap();
+    if std::env::var("DEBUG").is_ok() {
+        for s in &r.steps {
+            eprintln!("{s:?}");
+        }
+    }
+    assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
+    r
+}
+
+#[test]
+fn every_cross_complementarity_mode_finds_the_elastic_impacts() {
+    let expected = analytic_impacts(0.8, 1.0, 3.0);
+    for mode in fesd_sim::CrossComplementarity::ALL {
+        let r = simulate(1.0, 0.8, 0.15, 20, Some(mode));
+        let got = r.impact_times();
+        assert_eq!(got.len(), expected.len(), "{mode:?}: {got:?}");
+        for (a, b) in got.iter().zip(&expected) {
+            assert!((a - b).abs() < 1e-6, "{mode:?}: impact at {a}, expected {b}");
+        }
+        assert!((r.q_final()[0] - 0.538626).abs() < 1e-6, "{mode:?}: q(T) = {}", r.q_final()[0]);
+        assert!((r.v_final()[0] - 2.264542).abs() < 1e-6, "{mode:?}: v(T) = {}", r.v_final()[0]);
+    }
+}
+
+#[test]
+fn partially_elastic_ball_first_five_impacts() {
+    let r = simulate(0.8, 1.0, 0.1, 27, None);
+    let paper = [0.451524, 1.173961, 1.751912, 2.214272, 2.584160];
+    let got = r.impact_times();
+    assert!(got.len() >= 5, "{got:?}");
+    for (a, b) in got.iter().zip(&paper) {
+        assert!((a - b).abs() < 1e-6, "impact at {a}, expected {b}");
+    }
+    // Each impact reverses the normal velocity scaled by ε.
+    for i in &r.impacts[..5] {
+        assert!((i.v_after[0] + 0.8 * i.v_before[0]).abs() < 1e-6, "{i:?}");
+    }
+}
+
+#[test]
+fn plastic_ball_comes_to_rest_and_stays() {
+    let r = simulate(0.0, 1.0, 0.1, 15, None);
+    let t_land = (2.0 / G).sqrt();
+    assert_eq!(r.impacts.len(), 1, "{:?}", r.impacts);
+    assert!((r.impacts[0].time - t_land).abs() < 1e-6);
+    for (i, t) in r.t.iter().enumerate() {
+        if *t > t_land + 1e-9 {
+            assert!(r.q[i][0].abs() < 1e-7, "q({t}) = {}", r.q[i][0]);
+            assert!(r.v[i][0].abs() < 1e-7, "v({t}) = {}", r.v[i][0]);
+        }
+    }
+}
