@@ -260,7 +260,7 @@ impl ClsStep {
         // Maximum dissipation in polyhedral form at the points of `fr`: the slacks
         // γ ± tᵀv and μλ_n − λ_+ − λ_− are lifted into nonnegative unknowns, crossed
         // with λ_±, γ over the points.
-        let friction_pairs = |w: &mut Blocks, con: &mut Constraints, normal: &[SX], vt: &[SX], fr: &[(usize, &Friction)], pairs: &mut Vec<(SX, SX)>| -> Result<()> {
+        let friction_pairs = |w: &mut Blocks, con: &mut Constraints, normal: &[SX], vt: &[SX], fr: &[(usize, &Friction)], pairs: &mut Vec<(SX, SX)>| -> Result<Vec<SX>> {
             let mut slacks = Vec::with_capacity(fr.len());
             for ((k, f), (nrm, v)) in fr.iter().zip(normal.iter().zip(vt)) {
                 let sp = lift(w, con, &format!("slip_plus_{k}"), &f.gamma + v);
@@ -280,7 +280,7 @@ impl ClsStep {
                     pairs.extend(cross_pairs(opts.cross_complementarity, opts.use_fesd, act, sl));
                 }
             }
-            Ok(())
+            Ok(slacks.into_iter().map(|(_, _, sg)| sg).collect())
         };
 
         let (mut out_q, mut out_v) = (vec![q0.clone()], vec![v0.clone()]);
@@ -395,7 +395,28 @@ impl ClsStep {
                 let normal: Vec<SX> = sf.iter().map(|f| f.get(frictional.clone(), 0usize)).collect::<std::result::Result<_, _>>()?;
                 let vt: Vec<SX> = (0..n_s).map(|m| tangential_velocity(&sq[m], &sv[m])).collect::<Result<_>>()?;
                 let fr: Vec<(usize, &Friction)> = stage_fr.iter().enumerate().map(|(m, f)| (m + 1, f)).collect();
-                friction_pairs(&mut w, &mut con, &normal, &vt, &fr, &mut pairs)?;
+                let cone = friction_pairs(&mut w, &mut con, &normal, &vt, &fr, &mut pairs)?;
+                // The slip at the element's left boundary, split ξ₊ − ξ₋ = tᵀv_n⁺:
+                // sticking (a cone slack > 0) or a friction force along the slip
+                // anywhere in the element needs zero slip, respectively slip the other
+                // way, at the boundary; so a slide stops or reverses only at a boundary.
+                let vt0 = tangential_velocity(&q_n, &v_post)?;
+                let (xi_p, _) = w.new_block(&format!("xi_plus_{n}"), n_f, 0.0, inf);
+                let (xi_m, _) = w.new_block(&format!("xi_minus_{n}"), n_f, 0.0, inf);
+                con.eq(&xi_p - &xi_m - vt0);
+                for i in 0..n_f {
+                    let (p0, m0) = (xi_p.at(i)?, xi_m.at(i)?);
+                    pairs.push((p0.clone(), m0.clone()));
+                    let stage = |e: &[SX]| -> Result<Vec<AtPoint>> { e.iter().enumerate().map(|(m, x)| Ok(at(m + 1, x.at(i)?))).collect() };
+                    let cone_i = stage(&cone)?;
+                    let plus_i = stage(&stage_fr.iter().map(|f| f.plus.clone()).collect::<Vec<_>>())?;
+                    let minus_i = stage(&stage_fr.iter().map(|f| f.minus.clone()).collect::<Vec<_>>())?;
+                    for (xi, same_way) in [(&p0, &plus_i), (&m0, &minus_i)] {
+                        let left = [at(0, xi.clone())];
+                        pairs.extend(cross_pairs(opts.cross_complementarity, opts.use_fesd, &left, &cone_i));
+                        pairs.extend(cross_pairs(opts.cross_complementarity, opts.use_fesd, &left, same_way));
+                    }
+                }
             }
             layout.stage_q.push(off_q);
             layout.stage_v.push(off_v);

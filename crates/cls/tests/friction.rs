@@ -1,0 +1,69 @@
+//! Coulomb friction on a planar block against analytic motions.
+
+use casadi::SX;
+use fesd_cls::{ClsModel, ClsSimulation, ClsSimulator, ClsSimulatorOptions, Contact};
+
+const G: f64 = 9.81;
+const MU: f64 = 0.5;
+
+/// A unit-mass block on flat ground: q = (x, y), gap y, friction along x, a constant
+/// horizontal force `force`.
+fn block(force: f64) -> ClsModel {
+    let q = SX::sym("q", 2);
+    let v = SX::sym("v", 2);
+    let y = q.at(1).unwrap();
+    ClsModel::new(q, v)
+        .with_forces(SX::from_slice(&[force, -G]))
+        .with_contact(Contact::new(y).friction(MU, SX::from_slice(&[1.0, 0.0])))
+}
+
+fn simulate(force: f64, vx0: f64, step: f64, n_steps: usize) -> ClsSimulation {
+    let opts = ClsSimulatorOptions { step, n_steps, ..Default::default() };
+    let mut sim = ClsSimulator::new(&block(force), opts).unwrap();
+    let r = sim.simulate(&[0.0, 0.0], &[vx0, 0.0], &[], &[]).unwrap();
+    assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
+    r
+}
+
+#[test]
+fn sliding_block_stops_exactly_and_stays_stuck() {
+    let r = simulate(0.0, 2.0, 0.1, 8);
+    let t_stop = 2.0 / (MU * G);
+    let x_stop = 4.0 / (2.0 * MU * G);
+    if std::env::var("DEBUG").is_ok() {
+        for j in 0..r.t.len() {
+            eprintln!("t = {:.7} q = {:?} v = {:?}", r.t[j], r.q[j], r.v[j]);
+        }
+        for s in &r.steps {
+            eprintln!("{s:?}");
+        }
+    }
+    let i = r.v.iter().position(|v| v[0].abs() < 1e-7).expect("the block stops");
+    assert!((r.t[i] - t_stop).abs() < 1e-6, "stopped at {}, expected {t_stop}", r.t[i]);
+    assert!((r.q[i][0] - x_stop).abs() < 1e-6, "stopped at x = {}, expected {x_stop}", r.q[i][0]);
+    for j in i..r.t.len() {
+        assert!((r.q[j][0] - x_stop).abs() < 1e-6 && r.v[j][0].abs() < 1e-7, "moved after the stop: t = {}, q = {:?}, v = {:?}", r.t[j], r.q[j], r.v[j]);
+        assert!(r.q[j][1].abs() < 1e-7, "left the ground: {:?}", r.q[j]);
+    }
+    // While sliding: x(t) = 2t − μg t²/2.
+    for j in 0..i {
+        let t = r.t[j];
+        assert!((r.q[j][0] - (2.0 * t - 0.5 * MU * G * t * t)).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn a_force_below_static_friction_never_moves_the_block() {
+    let r = simulate(0.9 * MU * G, 0.0, 0.1, 5);
+    assert!(r.q_final()[0].abs() < 1e-7 && r.v_final()[0].abs() < 1e-7, "{:?} {:?}", r.q_final(), r.v_final());
+}
+
+#[test]
+fn a_force_above_static_friction_accelerates_at_the_net_force() {
+    let force = 1.2 * MU * G;
+    let r = simulate(force, 0.0, 0.1, 5);
+    let a = force - MU * G;
+    let t = 0.5;
+    assert!((r.v_final()[0] - a * t).abs() < 1e-6, "v = {:?}", r.v_final());
+    assert!((r.q_final()[0] - 0.5 * a * t * t).abs() < 1e-6, "q = {:?}", r.q_final());
+}
