@@ -189,6 +189,10 @@ impl ClsSimulator {
                 return Err(ClsError::BadInput { what, reason: format!("contains {x}") });
             }
         }
+        let gaps = self.step.gaps.eval_dense(&[q0, p])?.remove(0);
+        if let Some((l, g)) = gaps.iter().enumerate().find(|(_, g)| **g < -self.opts.cls.contact_tol) {
+            return Err(ClsError::BadInput { what: "q0", reason: format!("penetrates contact {l} (gap {g:e} < 0)") });
+        }
         let mut sim = ClsSimulation { t: vec![0.0], q: vec![q0.to_vec()], v: vec![v0.to_vec()], ..Default::default() };
         let mut guess = self.step.initial_guess(q0, v0);
         for k in 0..self.opts.n_steps {

@@ -72,6 +72,8 @@ pub struct ClsStep {
     /// (n_q × n_fe), normal impulses (n_c × n_fe), stage normal forces
     /// (n_c × n_fe n_s), gaps at the boundaries (n_c × (n_fe + 1)).
     pub outputs: Function,
+    /// `gaps(q, p)`: the gap of every contact (n_c).
+    pub gaps: Function,
     /// The tableau used.
     pub tableau: ButcherTableau,
 }
@@ -471,7 +473,7 @@ impl ClsStep {
                 ("gap", &hcat(&out_gap, n_c)?),
             ],
         )?;
-        Ok(ClsStep { mpcc, layout, outputs, tableau })
+        Ok(ClsStep { mpcc, layout, outputs, gaps: geo.gaps, tableau })
     }
 
     /// A neutral initial guess at `(q0, v0)`: every position and velocity unknown at

@@ -67,3 +67,42 @@ fn a_force_above_static_friction_accelerates_at_the_net_force() {
     assert!((r.v_final()[0] - a * t).abs() < 1e-6, "v = {:?}", r.v_final());
     assert!((r.q_final()[0] - 0.5 * a * t * t).abs() < 1e-6, "q = {:?}", r.q_final());
 }
+
+/// A point mass in the plane hitting flat ground obliquely: gap y, friction along x.
+fn planar_ball(eps: f64, mu: f64) -> ClsModel {
+    let q = SX::sym("q", 2);
+    let v = SX::sym("v", 2);
+    let y = q.at(1).unwrap();
+    ClsModel::new(q, v)
+        .with_forces(SX::from_slice(&[0.0, -G]))
+        .with_contact(Contact::new(y).restitution(eps).friction(mu, SX::from_slice(&[1.0, 0.0])))
+}
+
+/// The first impact of the planar ball dropped from height 0.5 with horizontal speed vx0.
+fn first_impact(eps: f64, mu: f64, vx0: f64) -> fesd_cls::Impact {
+    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 4, ..Default::default() };
+    let mut sim = ClsSimulator::new(&planar_ball(eps, mu), opts).unwrap();
+    let r = sim.simulate(&[0.0, 0.5], &[vx0, 0.0], &[], &[]).unwrap();
+    assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
+    assert_eq!(r.impacts.len(), 1, "{:?}", r.impacts);
+    r.impacts[0].clone()
+}
+
+#[test]
+fn oblique_impacts_follow_the_impulse_friction_law() {
+    let t_hit = (2.0 * 0.5 / G).sqrt();
+    let vy = -G * t_hit;
+    // Slipping impact: |vx⁻| > μ Λ_n, the tangential impulse is μ Λ_n against the slip.
+    let (eps, mu, vx0) = (0.5, 0.2, 3.0);
+    let imp = first_impact(eps, mu, vx0);
+    let lambda_n = -(1.0 + eps) * vy;
+    assert!((imp.time - t_hit).abs() < 1e-6, "{imp:?}");
+    assert!((imp.impulse - lambda_n).abs() < 1e-6, "{imp:?}");
+    assert!((imp.v_after[1] + eps * vy).abs() < 1e-6, "{imp:?}");
+    assert!((imp.v_after[0] - (vx0 - mu * lambda_n)).abs() < 1e-6, "{imp:?}");
+    // Sticking impact: |vx⁻| ≤ μ Λ_n, the tangential velocity is stopped.
+    let (eps, mu, vx0) = (0.5, 0.8, 1.0);
+    let imp = first_impact(eps, mu, vx0);
+    assert!((imp.v_after[1] + eps * vy).abs() < 1e-6, "{imp:?}");
+    assert!(imp.v_after[0].abs() < 1e-6, "{imp:?}");
+}
