@@ -10,7 +10,9 @@
 
 mod error;
 mod model;
+pub mod models;
 mod options;
+mod output;
 mod pairs;
 mod simulator;
 mod step;

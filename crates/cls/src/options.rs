@@ -47,12 +47,13 @@ pub struct ClsOptions {
     /// closed there and may take an impulse at t = 0 (default 1e-7); above it the
     /// impulse at t = 0 is zero.
     pub contact_tol: f64,
-    /// Weight of `Σ (Λ_n + z₊ + z₋)` (normal impulses and the split of Newton's law)
-    /// in the cost (default 1). At a resting contact (gap and normal velocity zero)
-    /// the relaxed complementarity admits impulses of size √σ; this tie-break picks
-    /// the zero impulse. Where an impact happens the impulse is fixed by the
-    /// constraints and the term changes nothing.
-    pub rho_impulse: f64,
+    /// Weight of an ℓ1 cost on the multipliers the relaxed complementarity leaves
+    /// free: normal impulses Λ_n with the split z₊, z₋ of Newton's law, and the
+    /// friction multipliers γ (stages) and Γ (impulses) (default 1). At a resting
+    /// contact the relaxation admits impulses of size √σ, in flight any γ ≥ |tᵀv|;
+    /// this picks zero impulses and γ = |tᵀv|. Where the constraints fix them (an
+    /// impact, a slide) the term changes nothing.
+    pub rho_multipliers: f64,
 }
 
 impl Default for ClsOptions {
@@ -68,7 +69,7 @@ impl Default for ClsOptions {
             rho_h: 1.0,
             eps_c: 1e-3,
             mass_matrix: MassMatrixForm::default(),
-            rho_impulse: 1.0,
+            rho_multipliers: 1.0,
             contact_tol: 1e-7,
         }
     }
@@ -91,8 +92,8 @@ impl ClsOptions {
         if !(self.contact_tol.is_finite() && self.contact_tol > 0.0) {
             return bad("contact_tol", format!("{} must be positive and finite", self.contact_tol));
         }
-        if !(self.rho_impulse.is_finite() && self.rho_impulse >= 0.0) {
-            return bad("rho_impulse", format!("{} must be finite and ≥ 0", self.rho_impulse));
+        if !(self.rho_multipliers.is_finite() && self.rho_multipliers >= 0.0) {
+            return bad("rho_multipliers", format!("{} must be finite and ≥ 0", self.rho_multipliers));
         }
         if !(self.eps_c.is_finite() && self.eps_c >= 0.0) {
             return bad("eps_c", format!("{} must be finite and ≥ 0", self.eps_c));

@@ -236,7 +236,7 @@ impl ClsStep {
         };
         let mut con = Constraints::default();
         // Impulse-side unknowns whose smallest value is wanted where the relaxation
-        // leaves them free (see `ClsOptions::rho_impulse`).
+        // leaves them free (see `ClsOptions::rho_multipliers`).
         let mut tie_break: Vec<SX> = Vec::new();
         let mut pairs: Vec<(SX, SX)> = Vec::new();
         // Contact forces on the coordinates: J_n λ_n + J_t (λ_+ − λ_−).
@@ -300,6 +300,7 @@ impl ClsStep {
             let (lam_imp, off) = w.new_block(&format!("Lambda_{n}"), n_c, 0.0, inf);
             layout.impulse.push(off);
             let fr_imp = friction_block(&mut w, &format!("Lambda_t_{n}"));
+            tie_break.push(fr_imp.gamma.sum());
             let mass_n = Geometry::eval(&geo.mass, &[&q_n, p])?;
             con.eq(mass_n.mtimes(&v_post.try_sub(&v_n)?)? - generalized(&q_n, &lam_imp, &fr_imp)?);
             // Newton's law J_nᵀ v⁺ + ε_r J_nᵀ v⁻ = 0 where Λ_n > 0, written with the split
@@ -355,6 +356,7 @@ impl ClsStep {
                 let (vs, ov) = w.new_block(&format!("V_{n}_{m}"), n_q, -inf, inf);
                 let (fs, of) = w.new_block(&format!("lambda_n_{n}_{m}"), n_c, 0.0, inf);
                 let fr = friction_block(&mut w, &format!("lambda_t_{n}_{m}"));
+                tie_break.push(fr.gamma.sum());
                 let rhs = Geometry::eval(&geo.forces, &[&qs, &vs, u, p])? + generalized(&qs, &fs, &fr)?;
                 let mass_s = Geometry::eval(&geo.mass, &[&qs, p])?;
                 let acc = match opts.mass_matrix {
@@ -447,7 +449,7 @@ impl ClsStep {
                 f = f + opts.rho_h * &d * &d;
             }
         }
-        f = f + opts.rho_impulse * tie_break.iter().fold(SX::scalar(0.0), |a, b| a + b);
+        f = f + opts.rho_multipliers * tie_break.iter().fold(SX::scalar(0.0), |a, b| a + b);
         layout.n_w = w.len;
         let wv = vcat(&w.items)?;
         let (big_g, big_h): (Vec<SX>, Vec<SX>) = pairs.into_iter().unzip();

@@ -1,15 +1,7 @@
 //! The 1-D bouncing ball against its analytic impact times and final state.
 
-use casadi::SX;
-use fesd_cls::{ClsModel, ClsSimulator, ClsSimulatorOptions, Contact};
-
-const G: f64 = 9.81;
-
-fn ball(eps: f64) -> ClsModel {
-    let q = SX::sym("q", 1);
-    let v = SX::sym("v", 1);
-    ClsModel::new(q.clone(), v).with_forces(SX::scalar(-G)).with_contact(Contact::new(q).restitution(eps))
-}
+use fesd_cls::models::{bouncing_ball as ball, G};
+use fesd_cls::{ClsSimulator, ClsSimulatorOptions};
 
 /// Impact times of a ball dropped from rest at height q0 with restitution eps.
 fn analytic_impacts(q0: f64, eps: f64, t_end: f64) -> Vec<f64> {

@@ -1,20 +1,13 @@
 //! Coulomb friction on a planar block against analytic motions.
 
-use casadi::SX;
-use fesd_cls::{ClsModel, ClsSimulation, ClsSimulator, ClsSimulatorOptions, Contact};
+use fesd_cls::models::{point_on_plane, G};
+use fesd_cls::{ClsModel, ClsSimulation, ClsSimulator, ClsSimulatorOptions};
 
-const G: f64 = 9.81;
 const MU: f64 = 0.5;
 
-/// A unit-mass block on flat ground: q = (x, y), gap y, friction along x, a constant
-/// horizontal force `force`.
+/// A unit-mass block on flat ground with friction MU and a horizontal force.
 fn block(force: f64) -> ClsModel {
-    let q = SX::sym("q", 2);
-    let v = SX::sym("v", 2);
-    let y = q.at(1).unwrap();
-    ClsModel::new(q, v)
-        .with_forces(SX::from_slice(&[force, -G]))
-        .with_contact(Contact::new(y).friction(MU, SX::from_slice(&[1.0, 0.0])))
+    point_on_plane(0.0, MU, force).unwrap()
 }
 
 fn simulate(force: f64, vx0: f64, step: f64, n_steps: usize) -> ClsSimulation {
@@ -68,20 +61,10 @@ fn a_force_above_static_friction_accelerates_at_the_net_force() {
     assert!((r.q_final()[0] - 0.5 * a * t * t).abs() < 1e-6, "q = {:?}", r.q_final());
 }
 
-/// A point mass in the plane hitting flat ground obliquely: gap y, friction along x.
-fn planar_ball(eps: f64, mu: f64) -> ClsModel {
-    let q = SX::sym("q", 2);
-    let v = SX::sym("v", 2);
-    let y = q.at(1).unwrap();
-    ClsModel::new(q, v)
-        .with_forces(SX::from_slice(&[0.0, -G]))
-        .with_contact(Contact::new(y).restitution(eps).friction(mu, SX::from_slice(&[1.0, 0.0])))
-}
-
 /// The first impact of the planar ball dropped from height 0.5 with horizontal speed vx0.
 fn first_impact(eps: f64, mu: f64, vx0: f64) -> fesd_cls::Impact {
     let opts = ClsSimulatorOptions { step: 0.1, n_steps: 4, ..Default::default() };
-    let mut sim = ClsSimulator::new(&planar_ball(eps, mu), opts).unwrap();
+    let mut sim = ClsSimulator::new(&point_on_plane(eps, mu, 0.0).unwrap(), opts).unwrap();
     let r = sim.simulate(&[0.0, 0.5], &[vx0, 0.0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
     assert_eq!(r.impacts.len(), 1, "{:?}", r.impacts);

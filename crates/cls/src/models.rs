@@ -1,0 +1,27 @@
+//! Small rigid-body models with known answers, shared by the examples and tests.
+
+use crate::error::Result;
+use crate::model::{ClsModel, Contact};
+use casadi::SX;
+
+/// Gravitational acceleration used by these models.
+pub const G: f64 = 9.81;
+
+/// A 1-D ball of unit mass above the ground: q the height, gap q, restitution `eps`.
+pub fn bouncing_ball(eps: f64) -> ClsModel {
+    let q = SX::sym("q", 1);
+    let v = SX::sym("v", 1);
+    ClsModel::new(q.clone(), v).with_forces(SX::scalar(-G)).with_contact(Contact::new(q).restitution(eps))
+}
+
+/// A unit point mass in the plane, q = (x, y), above flat ground (gap y) with
+/// restitution `eps` and Coulomb friction `mu` along x, and a constant horizontal
+/// force `force` (a block on the ground when started at y = 0).
+pub fn point_on_plane(eps: f64, mu: f64, force: f64) -> Result<ClsModel> {
+    let q = SX::sym("q", 2);
+    let v = SX::sym("v", 2);
+    let y = q.at(1)?;
+    let contact = Contact::new(y).restitution(eps);
+    let contact = if mu > 0.0 { contact.friction(mu, SX::from_slice(&[1.0, 0.0])) } else { contact };
+    Ok(ClsModel::new(q, v).with_forces(SX::from_slice(&[force, -G])).with_contact(contact))
+}
