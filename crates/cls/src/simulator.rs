@@ -194,7 +194,7 @@ impl ClsSimulator {
             return Err(ClsError::BadInput { what: "q0", reason: format!("penetrates contact {l} (gap {g:e} < 0)") });
         }
         let mut sim = ClsSimulation { t: vec![0.0], q: vec![q0.to_vec()], v: vec![v0.to_vec()], ..Default::default() };
-        let mut guess = self.step.initial_guess(q0, v0);
+        let mut guess = Vec::new();
         for k in 0..self.opts.n_steps {
             let t0 = k as f64 * self.opts.step;
             self.advance(&mut sim, &mut guess, u, p, t0, self.opts.step, 0)?;
@@ -208,7 +208,10 @@ impl ClsSimulator {
         let (q, v) = (sim.q_final().to_vec(), sim.v_final().to_vec());
         let params: Vec<f64> = q.iter().chain(&v).chain(u).chain(p).copied().chain([length]).collect();
         self.solver.set_parameters(&params)?;
-        let neutral = self.step.initial_guess(&q, &v);
+        let neutral = self.step.initial_guess(&params)?;
+        if guess.is_empty() {
+            *guess = neutral.clone();
+        }
         let may_halve = halvings < self.opts.max_step_halvings;
         let (result, report) = self.attempt(guess, &neutral, t0, length, halvings)?;
         if !result.status.is_converged() && may_halve {

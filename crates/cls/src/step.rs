@@ -74,6 +74,10 @@ pub struct ClsStep {
     pub outputs: Function,
     /// `gaps(q, p)`: the gap of every contact (n_c).
     pub gaps: Function,
+    /// `predict(params) -> w`: the initial guess of a contact-free motion with the
+    /// acceleration frozen per element (contact forces and impulses zero, lifted
+    /// quantities consistent with it).
+    pub predict: Function,
     /// The tableau used.
     pub tableau: ButcherTableau,
 }
@@ -83,13 +87,18 @@ struct Blocks {
     lb: Vec<f64>,
     ub: Vec<f64>,
     guess: Vec<f64>,
+    /// The predicted value of every block: an expression in the parameters and in
+    /// other blocks (resolved by substitution at the end).
+    predicted: Vec<SX>,
     len: usize,
 }
 
 impl Blocks {
-    /// A new block of `n` unknowns in `[lo, hi]`; returns its symbol and offset.
-    fn new_block(&mut self, name: &str, n: usize, lo: f64, hi: f64) -> (SX, usize) {
+    /// A new block of `n` unknowns in `[lo, hi]` with the predicted value `predicted`
+    /// (n × 1); returns its symbol and offset.
+    fn new_block(&mut self, name: &str, n: usize, lo: f64, hi: f64, predicted: SX) -> (SX, usize) {
         let v = SX::sym(name, n);
+        self.predicted.push(predicted);
         let off = self.len;
         self.len += n;
         self.lb.extend(std::iter::repeat_n(lo, n));
@@ -136,9 +145,23 @@ fn hcat(items: &[SX], rows: usize) -> Result<SX> {
     Ok(SX::horzcat(&items.iter().collect::<Vec<_>>())?)
 }
 
+/// `predict(params)`: the predicted values resolved into the parameters alone by
+/// substituting the blocks' predictions into each other (chains are short: a lifted
+/// gap depends on a stage state, which depends on the previous element's end).
+fn prediction_function(w: &SX, predicted: &SX, params: &SX) -> Result<Function> {
+    let mut g = predicted.clone();
+    for _ in 0..16 {
+        if SX::jacobian(&g, w)?.nnz() == 0 {
+            break;
+        }
+        g = SX::substitute(&g, w, &g)?;
+    }
+    Ok(Function::new("cls_predict", &[("params", params)], &[("w", &g)])?)
+}
+
 /// A new nonnegative unknown `y` with the constraint `y = e`.
 fn lift(w: &mut Blocks, con: &mut Constraints, name: &str, e: SX) -> SX {
-    let (y, _) = w.new_block(name, e.nrow(), 0.0, f64::INFINITY);
+    let (y, _) = w.new_block(name, e.nrow(), 0.0, f64::INFINITY, e.clone());
     con.eq(&y - e);
     y
 }
@@ -210,10 +233,10 @@ impl ClsStep {
         let tau_nom = 1.0 / n_fe as f64;
         let h_nom = &t_int * tau_nom;
         let inf = f64::INFINITY;
-        let mut w = Blocks { items: vec![], lb: vec![], ub: vec![], guess: vec![], len: 0 };
+        let mut w = Blocks { items: vec![], lb: vec![], ub: vec![], guess: vec![], predicted: vec![], len: 0 };
         let (h, tau_index): (Vec<SX>, Option<Vec<usize>>) = if opts.use_fesd {
             let (lo, hi) = ((1.0 - opts.gamma_h) * tau_nom, (1.0 + opts.gamma_h) * tau_nom);
-            let (ts, off) = w.new_block("tau", n_fe, lo, hi);
+            let (ts, off) = w.new_block("tau", n_fe, lo, hi, SX::from_slice(&vec![tau_nom; n_fe]));
             w.guess[off..off + n_fe].fill(tau_nom);
             ((0..n_fe).map(|n| Ok(&t_int * ts.at(n)?)).collect::<Result<_>>()?, Some((off..off + n_fe).collect()))
         } else {
@@ -253,11 +276,13 @@ impl ClsStep {
             let jt = Geometry::eval(&geo.tangents, &[q, p])?.get(.., frictional.clone())?;
             Ok(jt.t().mtimes(v)?)
         };
-        let friction_block = |w: &mut Blocks, tag: &str| -> Friction {
-            let (plus, _) = w.new_block(&format!("{tag}_plus"), n_f, 0.0, inf);
-            let (minus, _) = w.new_block(&format!("{tag}_minus"), n_f, 0.0, inf);
-            let (gamma, _) = w.new_block(&format!("{tag}_gamma"), n_f, 0.0, inf);
-            Friction { plus, minus, gamma }
+        // Friction multipliers at a point with (predicted) tangential velocity `vt`:
+        // no force, γ = |tᵀv|.
+        let friction_block = |w: &mut Blocks, tag: &str, vt: SX| -> Result<Friction> {
+            let (plus, _) = w.new_block(&format!("{tag}_plus"), n_f, 0.0, inf, SX::zeros(n_f, 1));
+            let (minus, _) = w.new_block(&format!("{tag}_minus"), n_f, 0.0, inf, SX::zeros(n_f, 1));
+            let (gamma, _) = w.new_block(&format!("{tag}_gamma"), n_f, 0.0, inf, vt.abs());
+            Ok(Friction { plus, minus, gamma })
         };
         // Maximum dissipation in polyhedral form at the points of `fr`: the slacks
         // γ ± tᵀv and μλ_n − λ_+ − λ_− are lifted into nonnegative unknowns, crossed
@@ -295,11 +320,11 @@ impl ClsStep {
         let mut gap_n = Geometry::eval(&geo.gaps, &[&q0, p])?.fmax(&SX::zeros(n_c, 1))?;
         for n in 0..n_fe {
             // Impulse at the left boundary.
-            let (v_post, off) = w.new_block(&format!("v_post_{n}"), n_q, -inf, inf);
+            let (v_post, off) = w.new_block(&format!("v_post_{n}"), n_q, -inf, inf, v_n.clone());
             layout.v_post.push(off);
-            let (lam_imp, off) = w.new_block(&format!("Lambda_{n}"), n_c, 0.0, inf);
+            let (lam_imp, off) = w.new_block(&format!("Lambda_{n}"), n_c, 0.0, inf, SX::zeros(n_c, 1));
             layout.impulse.push(off);
-            let fr_imp = friction_block(&mut w, &format!("Lambda_t_{n}"));
+            let fr_imp = friction_block(&mut w, &format!("Lambda_t_{n}"), tangential_velocity(&q_n, &v_post)?)?;
             tie_break.push(fr_imp.gamma.sum());
             let mass_n = Geometry::eval(&geo.mass, &[&q_n, p])?;
             con.eq(mass_n.mtimes(&v_post.try_sub(&v_n)?)? - generalized(&q_n, &lam_imp, &fr_imp)?);
@@ -309,8 +334,9 @@ impl ClsStep {
             // rest, at an apex, at the neutral guess).
             let jn = Geometry::eval(&geo.normals, &[&q_n, p])?;
             let newton = jn.t().mtimes(&v_post)? + &eps_r * &jn.t().mtimes(&v_n)?;
-            let (z_plus, _) = w.new_block(&format!("newton_plus_{n}"), n_c, 0.0, inf);
-            let (z_minus, _) = w.new_block(&format!("newton_minus_{n}"), n_c, 0.0, inf);
+            let zero_c = SX::zeros(n_c, 1);
+            let (z_plus, _) = w.new_block(&format!("newton_plus_{n}"), n_c, 0.0, inf, newton.fmax(&zero_c)?);
+            let (z_minus, _) = w.new_block(&format!("newton_minus_{n}"), n_c, 0.0, inf, (-&newton).fmax(&zero_c)?);
             con.eq(&z_plus - &z_minus - newton);
             tie_break.extend([lam_imp.sum(), z_plus.sum(), z_minus.sum()]);
             for l in 0..n_c {
@@ -351,17 +377,25 @@ impl ClsStep {
             let (mut sq, mut sv, mut sa, mut sf) = (vec![], vec![], vec![], vec![]);
             let (mut off_q, mut off_v, mut off_f) = (vec![], vec![], vec![]);
             let mut stage_fr = Vec::with_capacity(n_s);
+            // Predicted motion without contact forces, with the acceleration frozen at
+            // the element's start (exact under constant forces such as gravity).
+            let acc0 = SX::solve(&mass_n, &Geometry::eval(&geo.forces, &[&q_n, &v_post, u, p])?)?;
+            let ahead = |c: f64| -> (SX, SX) {
+                let dt = &h_nom * c;
+                (&q_n + &(&dt * &v_post) + &(0.5 * &dt * &dt * &acc0), &v_post + &(&dt * &acc0))
+            };
             for m in 0..n_s {
-                let (qs, oq) = w.new_block(&format!("Q_{n}_{m}"), n_q, -inf, inf);
-                let (vs, ov) = w.new_block(&format!("V_{n}_{m}"), n_q, -inf, inf);
-                let (fs, of) = w.new_block(&format!("lambda_n_{n}_{m}"), n_c, 0.0, inf);
-                let fr = friction_block(&mut w, &format!("lambda_t_{n}_{m}"));
+                let (q_pred, v_pred) = ahead(tableau.c[m]);
+                let (qs, oq) = w.new_block(&format!("Q_{n}_{m}"), n_q, -inf, inf, q_pred);
+                let (vs, ov) = w.new_block(&format!("V_{n}_{m}"), n_q, -inf, inf, v_pred);
+                let (fs, of) = w.new_block(&format!("lambda_n_{n}_{m}"), n_c, 0.0, inf, SX::zeros(n_c, 1));
+                let fr = friction_block(&mut w, &format!("lambda_t_{n}_{m}"), tangential_velocity(&qs, &vs)?)?;
                 tie_break.push(fr.gamma.sum());
                 let rhs = Geometry::eval(&geo.forces, &[&qs, &vs, u, p])? + generalized(&qs, &fs, &fr)?;
                 let mass_s = Geometry::eval(&geo.mass, &[&qs, p])?;
                 let acc = match opts.mass_matrix {
                     MassMatrixForm::Lifted => {
-                        let (a, _) = w.new_block(&format!("A_{n}_{m}"), n_q, -inf, inf);
+                        let (a, _) = w.new_block(&format!("A_{n}_{m}"), n_q, -inf, inf, acc0.clone());
                         con.eq(mass_s.mtimes(&a)? - rhs);
                         a
                     }
@@ -380,8 +414,9 @@ impl ClsStep {
                 con.eq(sq[m].try_sub(&q_n)? - &h[n] * weighted_sum(&tableau.a[m], &sv, n_q));
                 con.eq(sv[m].try_sub(&v_post)? - &h[n] * weighted_sum(&tableau.a[m], &sa, n_q));
             }
-            let (q_next, oq) = w.new_block(&format!("q_{}", n + 1), n_q, -inf, inf);
-            let (v_next, ov) = w.new_block(&format!("v_{}", n + 1), n_q, -inf, inf);
+            let (q_pred, v_pred) = ahead(1.0);
+            let (q_next, oq) = w.new_block(&format!("q_{}", n + 1), n_q, -inf, inf, q_pred);
+            let (v_next, ov) = w.new_block(&format!("v_{}", n + 1), n_q, -inf, inf, v_pred);
             con.eq(q_next.try_sub(&q_n)? - &h[n] * weighted_sum(&tableau.b, &sv, n_q));
             con.eq(v_next.try_sub(&v_post)? - &h[n] * weighted_sum(&tableau.b, &sa, n_q));
 
@@ -405,8 +440,9 @@ impl ClsStep {
                 // anywhere in the element needs zero slip, respectively slip the other
                 // way, at the boundary; so a slide stops or reverses only at a boundary.
                 let vt0 = tangential_velocity(&q_n, &v_post)?;
-                let (xi_p, _) = w.new_block(&format!("xi_plus_{n}"), n_f, 0.0, inf);
-                let (xi_m, _) = w.new_block(&format!("xi_minus_{n}"), n_f, 0.0, inf);
+                let zero_f = SX::zeros(n_f, 1);
+                let (xi_p, _) = w.new_block(&format!("xi_plus_{n}"), n_f, 0.0, inf, vt0.fmax(&zero_f)?);
+                let (xi_m, _) = w.new_block(&format!("xi_minus_{n}"), n_f, 0.0, inf, (-&vt0).fmax(&zero_f)?);
                 con.eq(&xi_p - &xi_m - vt0);
                 for i in 0..n_f {
                     let (p0, m0) = (xi_p.at(i)?, xi_m.at(i)?);
@@ -452,6 +488,7 @@ impl ClsStep {
         f = f + opts.rho_multipliers * tie_break.iter().fold(SX::scalar(0.0), |a, b| a + b);
         layout.n_w = w.len;
         let wv = vcat(&w.items)?;
+        let predict = prediction_function(&wv, &vcat(&w.predicted)?, &params)?;
         let (big_g, big_h): (Vec<SX>, Vec<SX>) = pairs.into_iter().unzip();
         let mut mpcc = Mpcc::new(wv.clone(), f, vcat(&big_g)?, vcat(&big_h)?);
         mpcc.p = params.clone();
@@ -475,24 +512,11 @@ impl ClsStep {
                 ("gap", &hcat(&out_gap, n_c)?),
             ],
         )?;
-        Ok(ClsStep { mpcc, layout, outputs, gaps: geo.gaps, tableau })
+        Ok(ClsStep { mpcc, layout, outputs, gaps: geo.gaps, predict, tableau })
     }
 
-    /// A neutral initial guess at `(q0, v0)`: every position and velocity unknown at
-    /// the initial values, forces, impulses and accelerations zero, τ = 1/N_FE.
-    pub fn initial_guess(&self, q0: &[f64], v0: &[f64]) -> Vec<f64> {
-        let mut w = self.mpcc.w0.clone();
-        let l = &self.layout;
-        let put = |w: &mut Vec<f64>, off: usize, val: &[f64]| w[off..off + val.len()].copy_from_slice(val);
-        for n in 0..l.n_fe {
-            put(&mut w, l.v_post[n], v0);
-            for m in 0..l.n_s {
-                put(&mut w, l.stage_q[n][m], q0);
-                put(&mut w, l.stage_v[n][m], v0);
-            }
-            put(&mut w, l.q_end[n], q0);
-            put(&mut w, l.v_end[n], v0);
-        }
-        w
+    /// The predicted initial guess for the parameters `(q0, v0, u, p, T)`.
+    pub fn initial_guess(&self, params: &[f64]) -> Result<Vec<f64>> {
+        Ok(self.predict.eval_dense(&[params])?.remove(0))
     }
 }
