@@ -8,7 +8,10 @@
 //! contact change and stick–slip transition on a boundary. [`ClsSimulator`] solves
 //! it step after step with the MPCC homotopy of `fesd-mpcc` and reports the impacts.
 
+mod blocks;
+mod element;
 mod error;
+mod geometry;
 mod model;
 pub mod models;
 mod options;

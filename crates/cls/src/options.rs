@@ -33,8 +33,8 @@ pub struct ClsOptions {
     pub gamma_h: f64,
     /// Cross complementarity mode (the same modes as for switched systems).
     pub cross_complementarity: CrossComplementarity,
-    /// Step equilibration: `HeuristicMean` (default) or `HeuristicDiff`; the
-    /// indicator-based modes are not available for rigid bodies yet.
+    /// Step equilibration (default `HeuristicMean`); the indicator-based modes use the
+    /// FESD-J switch indicators (contact made or broken, impact, slide start/stop).
     pub step_equilibration: StepEquilibration,
     /// Weight ρ_h of the step-equilibration cost (default 1).
     pub rho_h: f64,
@@ -97,9 +97,6 @@ impl ClsOptions {
         }
         if !(self.eps_c.is_finite() && self.eps_c >= 0.0) {
             return bad("eps_c", format!("{} must be finite and ≥ 0", self.eps_c));
-        }
-        if !matches!(self.step_equilibration, StepEquilibration::HeuristicMean | StepEquilibration::HeuristicDiff) {
-            return bad("step_equilibration", format!("{:?} is not available for rigid bodies yet (HeuristicMean or HeuristicDiff)", self.step_equilibration));
         }
         Ok(tableau)
     }

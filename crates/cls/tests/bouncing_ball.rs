@@ -103,3 +103,15 @@ fn plastic_ball_comes_to_rest_and_stays() {
         }
     }
 }
+
+#[test]
+fn time_stepping_without_fesd_misses_the_impact_time() {
+    // Standard time stepping: fixed equal elements, no cross complementarity. The
+    // impact happens inside an element and the trajectory loses accuracy.
+    let mut opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
+    opts.cls.use_fesd = false;
+    let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
+    let r = sim.simulate(&[0.8], &[0.0], &[], &[]).unwrap();
+    let q_err = (r.q_final()[0] - 0.538626).abs();
+    assert!(q_err > 1e-3, "time stepping should not be exact: q(T) = {}", r.q_final()[0]);
+}

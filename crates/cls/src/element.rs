@@ -1,0 +1,360 @@
+//! The equations of one FESD-J finite element, written into the step's blocks of
+//! unknowns, constraints and complementarity pairs: impulse equations at its left
+//! boundary, Runge–Kutta stages, contact and friction complementarity crossed over
+//! its points, and the element's end state.
+
+use crate::blocks::{lift, sum, weighted_sum, Blocks, Constraints};
+use crate::error::Result;
+use crate::geometry::Geometry;
+use crate::model::ClsModel;
+use crate::options::{ClsOptions, MassMatrixForm};
+use crate::pairs::{at, cross_pairs, AtPoint};
+use casadi::SX;
+use fesd_rk::ButcherTableau;
+
+const INF: f64 = f64::INFINITY;
+
+/// The friction multipliers `(λ_+, λ_−, γ)` of the frictional contacts at one point.
+pub(crate) struct Friction {
+    pub plus: SX,
+    pub minus: SX,
+    pub gamma: SX,
+}
+
+/// An element boundary: position, velocity before any impulse there, gaps.
+#[derive(Clone)]
+pub(crate) struct Boundary {
+    pub q: SX,
+    pub v: SX,
+    /// The gaps: given (clipped at zero) at the interval's start, lifted unknowns after.
+    pub gap: SX,
+}
+
+/// The switching indicators of an element for step equilibration: sums over its
+/// points of normal forces, gaps, friction multipliers γ and cone slacks.
+pub(crate) struct Indicators {
+    pub force: SX,
+    pub gap: SX,
+    pub left_gap: SX,
+    pub gamma: SX,
+    pub cone: SX,
+}
+
+/// Where an element's unknowns are, and its outputs.
+pub(crate) struct Element {
+    pub end: Boundary,
+    pub v_post: SX,
+    pub impulse: SX,
+    pub forces: Vec<SX>,
+    pub indicators: Indicators,
+    pub off_v_post: usize,
+    pub off_impulse: usize,
+    pub off_q: Vec<usize>,
+    pub off_v: Vec<usize>,
+    pub off_force: Vec<usize>,
+    pub off_q_end: usize,
+    pub off_v_end: usize,
+}
+
+/// The stage unknowns of an element.
+struct Stages {
+    q: Vec<SX>,
+    v: Vec<SX>,
+    a: Vec<SX>,
+    force: Vec<SX>,
+    friction: Vec<Friction>,
+    off_q: Vec<usize>,
+    off_v: Vec<usize>,
+    off_force: Vec<usize>,
+}
+
+/// Writes elements into the step's unknowns, constraints and pairs.
+pub(crate) struct Builder<'a> {
+    opts: &'a ClsOptions,
+    tableau: &'a ButcherTableau,
+    geo: &'a Geometry,
+    u: SX,
+    p: SX,
+    n_q: usize,
+    n_c: usize,
+    frictional: Vec<usize>,
+    mu: SX,
+    eps_r: SX,
+    h_nom: SX,
+    pub w: Blocks,
+    pub con: Constraints,
+    pub pairs: Vec<(SX, SX)>,
+    /// Multipliers the relaxation leaves free, for the tie-break cost.
+    pub tie_break: Vec<SX>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(model: &ClsModel, opts: &'a ClsOptions, tableau: &'a ButcherTableau, geo: &'a Geometry, h_nom: SX, w: Blocks) -> Builder<'a> {
+        let frictional: Vec<usize> = (0..model.n_c()).filter(|&l| model.contacts[l].has_friction()).collect();
+        let mu = SX::from_slice(&frictional.iter().map(|&l| model.contacts[l].friction).collect::<Vec<_>>());
+        let eps_r = SX::from_slice(&model.contacts.iter().map(|c| c.restitution).collect::<Vec<_>>());
+        Builder {
+            opts,
+            tableau,
+            geo,
+            u: model.u.clone(),
+            p: model.p.clone(),
+            n_q: model.n_q(),
+            n_c: model.n_c(),
+            frictional,
+            mu,
+            eps_r,
+            h_nom,
+            w,
+            con: Constraints::default(),
+            pairs: Vec::new(),
+            tie_break: Vec::new(),
+        }
+    }
+
+    fn n_f(&self) -> usize {
+        self.frictional.len()
+    }
+
+    fn cross(&mut self, active: &[AtPoint], slack: &[AtPoint]) {
+        self.pairs.extend(cross_pairs(self.opts.cross_complementarity, self.opts.use_fesd, active, slack));
+    }
+
+    /// Contact forces on the coordinates: `J_n λ_n + J_t (λ_+ − λ_−)`.
+    fn generalized(&self, q: &SX, normal: &SX, fr: &Friction) -> Result<SX> {
+        let mut out = self.geo.normal(q, &self.p)?.mtimes(normal)?;
+        if self.n_f() > 0 {
+            let jt = self.geo.tangent(q, &self.p)?.get(.., self.frictional.clone())?;
+            out = out + jt.mtimes(&(&fr.plus - &fr.minus))?;
+        }
+        Ok(out)
+    }
+
+    /// Tangential velocities `tᵀv` of the frictional contacts.
+    fn tangential_velocity(&self, q: &SX, v: &SX) -> Result<SX> {
+        let jt = self.geo.tangent(q, &self.p)?.get(.., self.frictional.clone())?;
+        Ok(jt.t().mtimes(v)?)
+    }
+
+    /// Friction multipliers at a point with (predicted) tangential velocity `vt`:
+    /// predicted without force, γ = |tᵀv|; γ enters the tie-break cost.
+    fn friction(&mut self, tag: &str, vt: SX) -> Friction {
+        let n_f = self.n_f();
+        let (plus, _) = self.w.add(&format!("{tag}_plus"), n_f, 0.0, INF, SX::zeros(n_f, 1));
+        let (minus, _) = self.w.add(&format!("{tag}_minus"), n_f, 0.0, INF, SX::zeros(n_f, 1));
+        let (gamma, _) = self.w.add(&format!("{tag}_gamma"), n_f, 0.0, INF, vt.abs());
+        self.tie_break.push(gamma.sum());
+        Friction { plus, minus, gamma }
+    }
+
+    /// Maximum dissipation in polyhedral form at the points `fr` (point index,
+    /// multipliers) with normal forces `normal` and tangential velocities `vt`: the
+    /// slacks γ ± tᵀv and μλ_n − λ_+ − λ_− are lifted into nonnegative unknowns and
+    /// crossed with λ_±, γ over the points. Returns the cone slacks.
+    fn max_dissipation(&mut self, normal: &[SX], vt: &[SX], fr: &[(usize, &Friction)]) -> Result<Vec<SX>> {
+        let mut slacks = Vec::with_capacity(fr.len());
+        for ((k, f), (nrm, v)) in fr.iter().zip(normal.iter().zip(vt)) {
+            let sp = lift(&mut self.w, &mut self.con, &format!("slip_plus_{k}"), &f.gamma + v);
+            let sm = lift(&mut self.w, &mut self.con, &format!("slip_minus_{k}"), &f.gamma - v);
+            let sg = lift(&mut self.w, &mut self.con, &format!("cone_{k}"), &self.mu * nrm - &f.plus - &f.minus);
+            slacks.push((sp, sm, sg));
+        }
+        for i in 0..self.n_f() {
+            let mut lists: [(Vec<AtPoint>, Vec<AtPoint>); 3] = Default::default();
+            for ((k, f), (sp, sm, sg)) in fr.iter().zip(&slacks) {
+                for (j, (act, sl)) in [(&f.plus, sp), (&f.minus, sm), (&f.gamma, sg)].into_iter().enumerate() {
+                    lists[j].0.push(at(*k, act.at(i)?));
+                    lists[j].1.push(at(*k, sl.at(i)?));
+                }
+            }
+            for (act, sl) in &lists {
+                self.cross(act, sl);
+            }
+        }
+        Ok(slacks.into_iter().map(|(_, _, sg)| sg).collect())
+    }
+
+    /// The impulse equations at the left boundary `b` of element `n` with step `h`;
+    /// returns `(v⁺, Λ_n, M(q_n), offsets)`.
+    fn impulse(&mut self, n: usize, b: &Boundary, h: &SX) -> Result<(SX, SX, SX, usize, usize)> {
+        let (n_q, n_c, p) = (self.n_q, self.n_c, self.p.clone());
+        let (v_post, off_v) = self.w.add(&format!("v_post_{n}"), n_q, -INF, INF, b.v.clone());
+        let (lam, off_lam) = self.w.add(&format!("Lambda_{n}"), n_c, 0.0, INF, SX::zeros(n_c, 1));
+        let vt = self.tangential_velocity(&b.q, &v_post)?;
+        let fr = self.friction(&format!("Lambda_t_{n}"), vt.clone());
+        let mass = self.geo.mass(&b.q, &p)?;
+        let momentum = mass.mtimes(&v_post.try_sub(&b.v)?)? - self.generalized(&b.q, &lam, &fr)?;
+        self.con.eq(momentum);
+        // Newton's law J_nᵀ v⁺ + ε_r J_nᵀ v⁻ = 0 where Λ_n > 0, with the split
+        // z = z₊ − z₋ and the pairs Λ_n ⊥ z₊, Λ_n ⊥ z₋, z₊ ⊥ z₋ instead of the
+        // bilinear equality Λ_n z = 0, whose gradient vanishes at Λ_n = z = 0 (at
+        // rest, at an apex, at a neutral guess).
+        let jn = self.geo.normal(&b.q, &p)?;
+        let newton = jn.t().mtimes(&v_post)? + &self.eps_r * &jn.t().mtimes(&b.v)?;
+        let zero = SX::zeros(n_c, 1);
+        let (z_plus, _) = self.w.add(&format!("newton_plus_{n}"), n_c, 0.0, INF, newton.fmax(&zero)?);
+        let (z_minus, _) = self.w.add(&format!("newton_minus_{n}"), n_c, 0.0, INF, (-&newton).fmax(&zero)?);
+        self.con.eq(&z_plus - &z_minus - newton);
+        self.tie_break.extend([lam.sum(), z_plus.sum(), z_minus.sum()]);
+        for l in 0..n_c {
+            let (lam_l, zp, zm) = (lam.at(l)?, z_plus.at(l)?, z_minus.at(l)?);
+            self.pairs.extend([(lam_l.clone(), zp.clone()), (lam_l, zm.clone()), (zp, zm)]);
+        }
+        // The guard, linearized about q_n on the lifted gap (a bounded unknown, so
+        // ≥ 0 exactly): f_c(q_n) + ε_c h_n J_nᵀ v⁺ ≥ −contact_tol. The unlinearized
+        // f_c(q_n + ε_c h_n v⁺) turns a position error δ of a resting contact into a
+        // demanded velocity δ / (ε_c h_n); without the tolerance, an active guard at a
+        // resting contact is linearly dependent on Newton's law and the gap bound (a
+        // degenerate NLP). Only impacts slower than contact_tol / (ε_c h_n) may thus
+        // end without an impulse (plastic, by stage forces).
+        self.con.nonneg(&b.gap + self.opts.eps_c * h * jn.t().mtimes(&v_post)? + self.opts.contact_tol);
+        if n == 0 {
+            // The gap at the interval's start is given: a contact open by more than
+            // `contact_tol` takes no impulse (Λ_0 ≤ 0), a closed one may take any. As a
+            // relaxed pair Λ_0 · f_c(q0) ≤ σ the homotopy would start with a wrong
+            // impulse at t = 0 whenever the gap is small.
+            let open = SX::scalar(1.0) - b.gap.lt(&SX::scalar(self.opts.contact_tol))?;
+            self.con.nonneg(-(&open * &lam));
+        } else {
+            for l in 0..n_c {
+                self.pairs.push((lam.at(l)?, b.gap.at(l)?));
+            }
+        }
+        if self.n_f() > 0 {
+            let normal = lam.get(self.frictional.clone(), 0usize)?;
+            self.max_dissipation(&[normal], &[vt], &[(0, &fr)])?;
+        }
+        Ok((v_post, lam, mass, off_v, off_lam))
+    }
+
+    /// The Runge–Kutta stages of element `n` from `(q_n, v⁺)`, predicted by
+    /// [`Builder::ahead`] with the start acceleration `acc0`.
+    fn stages(&mut self, n: usize, q_n: &SX, v_post: &SX, acc0: &SX, h: &SX) -> Result<Stages> {
+        let (n_q, n_c, n_s, p, u) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone(), self.u.clone());
+        let mut st = Stages { q: vec![], v: vec![], a: vec![], force: vec![], friction: vec![], off_q: vec![], off_v: vec![], off_force: vec![] };
+        for m in 0..n_s {
+            let (q_pred, v_pred) = self.ahead(q_n, v_post, acc0, self.tableau.c[m]);
+            let (qs, oq) = self.w.add(&format!("Q_{n}_{m}"), n_q, -INF, INF, q_pred);
+            let (vs, ov) = self.w.add(&format!("V_{n}_{m}"), n_q, -INF, INF, v_pred);
+            let (fs, of) = self.w.add(&format!("lambda_n_{n}_{m}"), n_c, 0.0, INF, SX::zeros(n_c, 1));
+            let vt = self.tangential_velocity(&qs, &vs)?;
+            let fr = self.friction(&format!("lambda_t_{n}_{m}"), vt);
+            let rhs = self.geo.force(&qs, &vs, &u, &p)? + self.generalized(&qs, &fs, &fr)?;
+            let mass = self.geo.mass(&qs, &p)?;
+            let acc = match self.opts.mass_matrix {
+                MassMatrixForm::Lifted => {
+                    let (a, _) = self.w.add(&format!("A_{n}_{m}"), n_q, -INF, INF, acc0.clone());
+                    self.con.eq(mass.mtimes(&a)? - rhs);
+                    a
+                }
+                MassMatrixForm::Inverse => SX::solve(&mass, &rhs)?,
+            };
+            st.q.push(qs);
+            st.v.push(vs);
+            st.a.push(acc);
+            st.force.push(fs);
+            st.friction.push(fr);
+            st.off_q.push(oq);
+            st.off_v.push(ov);
+            st.off_force.push(of);
+        }
+        for m in 0..n_s {
+            self.con.eq(st.q[m].try_sub(q_n)? - h * weighted_sum(&self.tableau.a[m], &st.v, n_q));
+            self.con.eq(st.v[m].try_sub(v_post)? - h * weighted_sum(&self.tableau.a[m], &st.a, n_q));
+        }
+        Ok(st)
+    }
+
+    /// Friction at the stages and the slip at the left boundary, split
+    /// ξ₊ − ξ₋ = tᵀv⁺: sticking (a cone slack > 0) or a friction force along the slip
+    /// anywhere in the element needs zero slip, respectively slip the other way, at
+    /// the boundary; so a slide stops or reverses only at a boundary. Returns the
+    /// cone slacks of the stages.
+    fn stage_friction(&mut self, n: usize, q_n: &SX, v_post: &SX, st: &Stages) -> Result<Vec<SX>> {
+        let n_f = self.n_f();
+        let normal: Vec<SX> = st.force.iter().map(|f| f.get(self.frictional.clone(), 0usize)).collect::<std::result::Result<_, _>>()?;
+        let vt: Vec<SX> = st.q.iter().zip(&st.v).map(|(q, v)| self.tangential_velocity(q, v)).collect::<Result<_>>()?;
+        let fr: Vec<(usize, &Friction)> = st.friction.iter().enumerate().map(|(m, f)| (m + 1, f)).collect();
+        let cone = self.max_dissipation(&normal, &vt, &fr)?;
+        let vt0 = self.tangential_velocity(q_n, v_post)?;
+        let zero = SX::zeros(n_f, 1);
+        let (xi_p, _) = self.w.add(&format!("xi_plus_{n}"), n_f, 0.0, INF, vt0.fmax(&zero)?);
+        let (xi_m, _) = self.w.add(&format!("xi_minus_{n}"), n_f, 0.0, INF, (-&vt0).fmax(&zero)?);
+        self.con.eq(&xi_p - &xi_m - vt0);
+        let at_stages = |e: &[SX], i: usize| -> Result<Vec<AtPoint>> { e.iter().enumerate().map(|(m, x)| Ok(at(m + 1, x.at(i)?))).collect() };
+        let plus: Vec<SX> = st.friction.iter().map(|f| f.plus.clone()).collect();
+        let minus: Vec<SX> = st.friction.iter().map(|f| f.minus.clone()).collect();
+        for i in 0..n_f {
+            let (p0, m0) = (xi_p.at(i)?, xi_m.at(i)?);
+            self.pairs.push((p0.clone(), m0.clone()));
+            let cone_i = at_stages(&cone, i)?;
+            for (xi, same_way) in [(p0, at_stages(&plus, i)?), (m0, at_stages(&minus, i)?)] {
+                let left = [at(0, xi)];
+                self.cross(&left, &cone_i);
+                self.cross(&left, &same_way);
+            }
+        }
+        Ok(cone)
+    }
+
+    /// The predicted state at `c` of a nominal element from `(q, v)`: no contact
+    /// forces, the acceleration `acc0` frozen (exact under constant forces such as
+    /// gravity).
+    fn ahead(&self, q: &SX, v: &SX, acc0: &SX, c: f64) -> (SX, SX) {
+        let dt = &self.h_nom * c;
+        (q + &(&dt * v) + &(0.5 * &dt * &dt * acc0), v + &(&dt * acc0))
+    }
+
+    /// Element `n` from the boundary `b` with step size `h`.
+    pub fn element(&mut self, n: usize, b: &Boundary, h: &SX) -> Result<Element> {
+        let (n_q, n_c, n_s, p) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone());
+        let (v_post, impulse, mass_n, off_v_post, off_impulse) = self.impulse(n, b, h)?;
+        let acc0 = SX::solve(&mass_n, &self.geo.force(&b.q, &v_post, &self.u, &p)?)?;
+        let st = self.stages(n, &b.q, &v_post, &acc0, h)?;
+        let (q_pred, v_pred) = self.ahead(&b.q, &v_post, &acc0, 1.0);
+        let (q_next, off_q_end) = self.w.add(&format!("q_{}", n + 1), n_q, -INF, INF, q_pred);
+        let (v_next, off_v_end) = self.w.add(&format!("v_{}", n + 1), n_q, -INF, INF, v_pred);
+        self.con.eq(q_next.try_sub(&b.q)? - h * weighted_sum(&self.tableau.b, &st.v, n_q));
+        self.con.eq(v_next.try_sub(&v_post)? - h * weighted_sum(&self.tableau.b, &st.a, n_q));
+        // Contact complementarity crossed over the element: the gaps at the stages
+        // are lifted into nonnegative unknowns (H ≥ 0 by bounds).
+        let gaps: Vec<SX> = (0..n_s)
+            .map(|m| {
+                let g = self.geo.gap(&st.q[m], &p)?;
+                Ok(lift(&mut self.w, &mut self.con, &format!("gap_{n}_{m}"), g))
+            })
+            .collect::<Result<_>>()?;
+        for l in 0..n_c {
+            let active: Vec<AtPoint> = (0..n_s).map(|m| Ok(at(m + 1, st.force[m].at(l)?))).collect::<Result<_>>()?;
+            let slack: Vec<AtPoint> =
+                std::iter::once(Ok(at(0, b.gap.at(l)?))).chain((0..n_s).map(|m| Ok(at(m + 1, gaps[m].at(l)?)))).collect::<Result<_>>()?;
+            self.cross(&active, &slack);
+        }
+        let n_f = self.n_f();
+        let cone = if n_f > 0 { self.stage_friction(n, &b.q, &v_post, &st)? } else { vec![] };
+        let end_gap = self.geo.gap(&q_next, &p)?;
+        let end_gap = lift(&mut self.w, &mut self.con, &format!("gap_end_{n}"), end_gap);
+        let gammas: Vec<SX> = st.friction.iter().map(|f| f.gamma.clone()).collect();
+        let indicators = Indicators {
+            force: sum(&st.force, n_c),
+            gap: &b.gap + &sum(&gaps, n_c),
+            left_gap: b.gap.clone(),
+            gamma: sum(&gammas, n_f),
+            cone: sum(&cone, n_f),
+        };
+        Ok(Element {
+            end: Boundary { q: q_next, v: v_next, gap: end_gap },
+            v_post,
+            impulse,
+            forces: st.force,
+            indicators,
+            off_v_post,
+            off_impulse,
+            off_q: st.off_q,
+            off_v: st.off_v,
+            off_force: st.off_force,
+            off_q_end,
+            off_v_end,
+        })
+    }
+}
