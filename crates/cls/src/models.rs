@@ -25,3 +25,15 @@ pub fn point_on_plane(eps: f64, mu: f64, force: f64) -> Result<ClsModel> {
     let contact = if mu > 0.0 { contact.friction(mu, SX::from_slice(&[1.0, 0.0])) } else { contact };
     Ok(ClsModel::new(q, v).with_forces(SX::from_slice(&[force, -G])).with_contact(contact))
 }
+
+/// Two unit-mass balls of radius 0.2 on a vertical line joined by a spring (stiffness
+/// `k`, rest length 1): q = (q1, q2) the heights of the lower and the upper ball;
+/// the lower one meets the ground (gap q1 − 0.2) with restitution `eps`.
+pub fn two_balls(k: f64, eps: f64) -> Result<ClsModel> {
+    let q = SX::sym("q", 2);
+    let v = SX::sym("v", 2);
+    let (q1, q2) = (q.at(0)?, q.at(1)?);
+    let stretch = (&q2 - &q1 - 1.0) * k;
+    let forces = SX::vertcat(&[&(&stretch - G), &(-&stretch - G)])?;
+    Ok(ClsModel::new(q, v).with_forces(forces).with_contact(Contact::new(&q1 - 0.2).restitution(eps)))
+}

@@ -115,3 +115,22 @@ fn time_stepping_without_fesd_misses_the_impact_time() {
     let q_err = (r.q_final()[0] - 0.538626).abs();
     assert!(q_err > 1e-3, "time stepping should not be exact: q(T) = {}", r.q_final()[0]);
 }
+
+#[test]
+fn indicator_step_equilibration_keeps_the_exact_impacts() {
+    use fesd_sim::StepEquilibration;
+    let expected = analytic_impacts(0.8, 1.0, 3.0);
+    for mode in [StepEquilibration::HeuristicDiff, StepEquilibration::L2RelaxedScaled, StepEquilibration::Direct] {
+        let mut opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
+        opts.cls.step_equilibration = mode;
+        let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
+        let r = sim.simulate(&[0.8], &[0.0], &[], &[]).unwrap();
+        assert!(r.failed_steps().is_empty(), "{mode:?}: {:?}", r.failed_steps());
+        let got = r.impact_times();
+        assert_eq!(got.len(), expected.len(), "{mode:?}: {got:?}");
+        for (a, b) in got.iter().zip(&expected) {
+            assert!((a - b).abs() < 1e-6, "{mode:?}: impact at {a}, expected {b}");
+        }
+        assert!((r.q_final()[0] - 0.538626).abs() < 1e-6, "{mode:?}: q(T) = {}", r.q_final()[0]);
+    }
+}
