@@ -15,7 +15,10 @@
 //! last iterate. Warm starts pass the previous solution's primal and dual values
 //! ([`Solution::warm_start`]).
 
+mod allocator;
 mod sys;
+
+pub use allocator::keep_freed_memory;
 
 use serde::{Deserialize, Serialize};
 use std::ffi::{c_void, CString};
@@ -670,6 +673,7 @@ impl IpoptSolver {
     /// A solver for `structure` (validated here).
     pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
         structure.validate()?;
+        allocator::keep_freed_memory();
         Ok(IpoptSolver { structure, options: Vec::new(), problem: Default::default(), applied_extra: Default::default() })
     }
 
