@@ -220,3 +220,15 @@ fn a_free_parameter_is_optimized() {
     bad.free_parameters[0].index = 3;
     assert!(matches!(OcpSolver::new(&bad), Err(OcpError::Invalid { what: "free_parameters", .. })));
 }
+
+#[test]
+fn sensitivity_example_reaches_the_optimum_from_simulated_guesses() {
+    for guess in [-3.0, -2.0, -1.0] {
+        let mut solver = OcpSolver::new(&fesd_ocp::problems::sensitivity(true, guess)).unwrap();
+        assert_eq!(solver.guess_by_simulation().unwrap(), 0);
+        let r = solver.solve().unwrap();
+        assert!(r.status.is_converged(), "{:?}", r.status);
+        assert!((r.x[0][0] + 1.427572).abs() < 1e-4, "start {guess}: x0 = {}", r.x[0][0]);
+        assert!((r.objective - 1.523773).abs() < 1e-4, "start {guess}: V = {}", r.objective);
+    }
+}

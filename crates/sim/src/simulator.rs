@@ -352,6 +352,12 @@ pub struct SimState {
 }
 
 impl SimState {
+    /// The last piece's NLP vector (in the layout of [`Simulator::interval`]); the
+    /// neutral guess at x0 before the first step.
+    pub fn solution(&self) -> &[f64] {
+        &self.guess
+    }
+
     /// True if the state is no longer finite (the simulation cannot go on).
     pub fn diverged(&self) -> bool {
         self.x.iter().any(|v| !v.is_finite())
