@@ -133,11 +133,15 @@ pub struct OcpOptions {
     pub fesd: FesdOptions,
     /// The MPCC homotopy.
     pub homotopy: HomotopyOptions,
+    /// Also bound the states at the Runge–Kutta stages by `x_lower`/`x_upper`, not
+    /// only at the element boundaries (default false; needs the integral form, whose
+    /// stage unknowns are the stage states).
+    pub state_bounds_at_stages: bool,
 }
 
 impl Default for OcpOptions {
     fn default() -> Self {
-        OcpOptions { fesd: FesdOptions::default(), homotopy: HomotopyOptions::default() }
+        OcpOptions { fesd: FesdOptions::default(), homotopy: HomotopyOptions::default(), state_bounds_at_stages: false }
     }
 }
 
@@ -241,6 +245,9 @@ impl Ocp {
         check_bounds("u", &self.u_lower, &self.u_upper, n_u)?;
         check_values("u_guess", &self.u_guess, n_u)?;
         check_bounds("x", &self.x_lower, &self.x_upper, n_x)?;
+        if self.options.state_bounds_at_stages && self.options.fesd.irk_representation != fesd_sim::IrkRepresentation::Integral {
+            return invalid("state_bounds_at_stages", "needs the integral form (irk_representation Integral): the differential form's stage states are not unknowns");
+        }
         check_values("p", &self.p, n_p)?;
         if !self.time_cost.is_finite() {
             return invalid("time_cost", "must be finite");

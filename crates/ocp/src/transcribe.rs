@@ -70,8 +70,13 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
         t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
     }
     let elements = || (0..ocp.n_intervals).flat_map(|k| (0..n_fe).map(move |n| (Some(k), Some(n))));
+    let (k_lo, k_hi) = if ocp.options.state_bounds_at_stages {
+        (ocp.x_lower.repeat(s.n_s), ocp.x_upper.repeat(s.n_s))
+    } else {
+        (vec![-inf; s.n_x * s.n_s], vec![inf; s.n_x * s.n_s])
+    };
     for (k, n) in elements() {
-        t.add("k", k, n, &vec![-inf; s.n_x * s.n_s], &vec![inf; s.n_x * s.n_s], &k_guess);
+        t.add("k", k, n, &k_lo, &k_hi, &k_guess);
     }
     for (k, n) in elements() {
         t.add("z", k, n, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));

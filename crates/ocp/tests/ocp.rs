@@ -232,3 +232,23 @@ fn sensitivity_example_reaches_the_optimum_from_simulated_guesses() {
         assert!((r.objective - 1.523773).abs() < 1e-4, "start {guess}: V = {}", r.objective);
     }
 }
+
+#[test]
+fn state_bounds_at_stages() {
+    // The speed bound |v| ≤ 20 also at the stages: the optimum is unchanged (the bound
+    // is reached on a whole arc), and the differential form is refused by name.
+    let mut ocp = car(Representation::Stewart);
+    ocp.options.state_bounds_at_stages = true;
+    let mut solver = OcpSolver::new(&ocp).unwrap();
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.t_final - 40.0 / 3.0).abs() <= 1e-4, "T = {}", r.t_final);
+    let ks = r.table.indices("k");
+    let lb = &r.table.lb;
+    assert!(ks.iter().filter(|&&i| lb[i] == -20.0).count() == ks.len() / 2, "every stage speed bounded");
+    ocp.options.fesd.irk_representation = fesd_sim::IrkRepresentation::Differential;
+    match OcpSolver::new(&ocp) {
+        Err(e) => assert!(e.to_string().contains("state_bounds_at_stages"), "{e}"),
+        Ok(_) => panic!("the differential form must be refused"),
+    }
+}
