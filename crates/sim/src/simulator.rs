@@ -255,7 +255,9 @@ pub struct SimulationResult {
     /// All algebraic variables at the stage points, per subsystem in the order of the
     /// lowering: Stewart `(θ, λ, μ)`, Step `(α, λp, λn[, β])`.
     pub z_stage: Vec<Vec<f64>>,
-    /// Active complementarity components of every element.
+    /// Active complementarity components of every element: region indices (θ) for
+    /// Stewart, sign channels (α_j, then 1 − α_j) for Step; see
+    /// [`SimulationResult::active_regions`] for a view that means the same in both.
     pub active_sets: Vec<Vec<usize>>,
     /// Element boundaries where the active set changed.
     pub switch_times: Vec<f64>,
@@ -283,6 +285,22 @@ impl SimulationResult {
     /// or solved by a later tier).
     pub fn wasted_iterations(&self) -> usize {
         self.steps.iter().map(|s| s.wasted_iterations()).sum()
+    }
+
+    /// The regions (θ indices, every subsystem's stacked) active in each element: θ
+    /// above `tol` at some stage. The same in the Stewart and Step representations.
+    pub fn active_regions(&self, tol: f64) -> Vec<Vec<usize>> {
+        let per_element = if self.h.is_empty() { 0 } else { self.theta_stage.len() / self.h.len() };
+        if per_element == 0 {
+            return vec![];
+        }
+        self.theta_stage
+            .chunks(per_element)
+            .map(|stages| {
+                let n = stages.first().map_or(0, |t| t.len());
+                (0..n).filter(|&i| stages.iter().any(|t| t[i] > tol)).collect()
+            })
+            .collect()
     }
 
     /// The final state.

@@ -90,3 +90,20 @@ fn a_switch_exactly_on_a_step_boundary_needs_no_halving() {
     // v(4/3) = 10 − 5 · 2/3.
     assert!((r.x_final()[1] - (10.0 - 10.0 / 3.0)).abs() < 1e-8, "{:?}", r.x_final());
 }
+
+#[test]
+fn active_regions_mean_the_same_in_stewart_and_step() {
+    use fesd_model::Representation;
+    let mut regions = Vec::new();
+    for representation in [Representation::Stewart, Representation::Step] {
+        let mut opts = fesd_sim::SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
+        opts.fesd.representation = representation;
+        let mut sim = fesd_sim::Simulator::new(&fesd_sim::models::scalar_switch(3.0, 1.0), opts).unwrap();
+        let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
+        regions.push(r.active_regions(1e-5));
+    }
+    assert_eq!(regions[0], regions[1]);
+    // x < 0 (region 1, ẋ = 3) until t = 1/3, then x > 0 (region 0).
+    assert_eq!(regions[0].first(), Some(&vec![1]));
+    assert_eq!(regions[0].last(), Some(&vec![0]));
+}
