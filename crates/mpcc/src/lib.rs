@@ -18,6 +18,22 @@
 //! - [`MpccResult`]: status ([`MpccStatus::Converged`] only when the residual reached
 //!   comp_tol *and* the last NLP succeeded), iterate, multipliers, homotopy table,
 //!   timing split — serializable as JSON.
+//!
+//! ```
+//! use casadi::SX;
+//! use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // min (x − 1)² + (y − 2)²  s.t.  0 ≤ x ⊥ y ≥ 0: the optimum is (0, 2), f = 1.
+//! let w = SX::sym("w", 2);
+//! let (x, y) = (w.at(0)?, w.at(1)?);
+//! let f = (&x - 1.0).powf(2.0) + (&y - 2.0).powf(2.0);
+//! let mut mpcc = Mpcc::new(w, f, x, y);
+//! mpcc.w0 = vec![1.0, 1.0];
+//! let r = MpccSolver::new(&mpcc, HomotopyOptions::default())?.solve();
+//! assert!(r.status.is_converged());
+//! assert!((r.w[0]).abs() < 1e-6 && (r.w[1] - 2.0).abs() < 1e-6 && (r.objective - 1.0).abs() < 1e-6);
+//! # Ok(()) }
+//! ```
 
 mod error;
 mod finish;

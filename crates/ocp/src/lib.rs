@@ -10,6 +10,17 @@
 //! [`VariableTable`]. The MPCC is solved by the homotopy of `fesd-mpcc`;
 //! [`OcpSolver::solve`] again reuses the compiled kernels and starts from the previous
 //! solution.
+//!
+//! ```
+//! use fesd_model::Representation;
+//! use fesd_ocp::{problems, OcpSolver};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The time-optimal car with turbo: T* = 40/3.
+//! let ocp = problems::car_turbo(10, 3, Representation::Stewart)?;
+//! let r = OcpSolver::new(&ocp)?.solve()?;
+//! assert!(r.status.is_converged() && (r.t_final - 40.0 / 3.0).abs() < 1e-4);
+//! # Ok(()) }
+//! ```
 
 mod element;
 mod error;

@@ -7,6 +7,17 @@
 //! homotopy of `fesd-mpcc`, warm-started, with one compiled kernel set, and returns a
 //! [`SimulationResult`]: element boundaries, states, stage values, step sizes,
 //! detected switch times, per-step reports; CSV/JSON output and a plot.
+//!
+//! ```
+//! use fesd_sim::{models, Simulator, SimulatorOptions};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // ẋ ∈ 2 − sign(x) from x0 = −1: the switch at t = 1/3 lands on an element boundary.
+//! let mut sim = Simulator::new(&models::scalar_switch(3.0, 1.0), SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() })?;
+//! let r = sim.simulate(&[-1.0], &[], &[])?;
+//! assert!((r.switch_times[0] - 1.0 / 3.0).abs() < 1e-8);
+//! assert!((r.x_final()[0] - (0.6 - 1.0 / 3.0)).abs() < 1e-8);
+//! # Ok(()) }
+//! ```
 
 mod discretization;
 mod error;
