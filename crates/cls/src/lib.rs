@@ -29,6 +29,8 @@ mod model;
 pub mod models;
 mod options;
 mod output;
+#[cfg(feature = "plot")]
+mod plot;
 mod pairs;
 mod simulator;
 mod step;

@@ -25,6 +25,8 @@
 mod element;
 mod error;
 mod output;
+#[cfg(feature = "plot")]
+mod plot;
 mod problem;
 pub mod problems;
 mod solver;

@@ -24,10 +24,13 @@ mod error;
 pub mod models;
 mod options;
 mod output;
+#[cfg(feature = "plot")]
+mod plot;
 mod simulator;
 
 pub use discretization::{complementarity_pairs, FesdInterval, Layout};
 pub use error::{Result, SimError};
-pub use output::register_font;
+#[cfg(feature = "plot")]
+pub use plot::register_font;
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
 pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};
