@@ -1,0 +1,28 @@
+//! FESD-J with Coulomb friction: a unit block on flat ground (μ = 0.5, g = 9.81)
+//! pushed off at speed 2 slides, decelerated at μg, and stops at t = 2/(μg) =
+//! 0.4077472 after 4/(2μg) = 0.4077472; then it sticks. The stop lands on an element
+//! boundary (a slide stops only at a boundary: the slip at each element's start is
+//! crossed with sticking at its stages).
+//!
+//! Prints `t_stop = …`, `x_stop = …` and their errors, `x_final = …`.
+//!
+//! Run: `cargo run --release --example sliding_block`
+
+use fesd::cls::models::{point_on_plane, G};
+use fesd::cls::{ClsSimulator, ClsSimulatorOptions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mu = 0.5;
+    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 8, ..Default::default() };
+    let mut sim = ClsSimulator::new(&point_on_plane(0.0, mu, 0.0)?, opts)?;
+    let r = sim.simulate(&[0.0, 0.0], &[2.0, 0.0], &[], &[])?;
+    println!("{} Ipopt iterations, {} failed pieces", r.total_iterations(), r.failed_steps().len());
+    let i = r.v.iter().position(|v| v[0].abs() < 1e-7).ok_or("the block did not stop")?;
+    let (t_exact, x_exact) = (2.0 / (mu * G), 4.0 / (2.0 * mu * G));
+    println!("t_stop = {:.7}", r.t[i]);
+    println!("x_stop = {:.7}", r.q[i][0]);
+    println!("t_stop_error = {:.3e}", (r.t[i] - t_exact).abs());
+    println!("x_stop_error = {:.3e}", (r.q[i][0] - x_exact).abs());
+    println!("x_final = {:.7}", r.q_final()[0]);
+    Ok(())
+}
