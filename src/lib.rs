@@ -13,6 +13,12 @@
 //! | [`model`] | `fesd-model` | PSS models; Stewart and Step DCS lowering |
 //! | [`sim`] | `fesd-sim` | the FESD discretization and the simulator |
 //! | [`ocp`] | `fesd-ocp` | direct optimal control on FESD |
+//! | [`cls`] | `fesd-cls` | FESD-J: rigid bodies with impacts and friction |
+//!
+//! Symbolic arithmetic: the operators `+ - * /` on two matrices panic on a shape
+//! mismatch (as other matrix libraries do); `try_add`, `try_sub`, `try_mul`,
+//! `try_div` return the error instead. `SX::entries` splits a vector into its
+//! scalars, `SX::vertcat(&[&a, &b])` stacks them.
 //!
 //! ```no_run
 //! use fesd::casadi::SX;

@@ -153,7 +153,12 @@ pub struct MpccResult {
     pub total_iterations: usize,
     /// Wall-time split.
     pub timing: Timing,
-    /// What the homotopy did beyond the plan (recoveries, early stop), in words.
+    /// The number of homotopy NLPs planned (σ_0 … σ_N); fewer in `steps` when
+    /// comp_tol was reached early (a normal end, not a message).
+    #[serde(default)]
+    pub planned_steps: usize,
+    /// What went differently from the plan (recoveries, failures, a hand-over to the
+    /// active-set finish), in words.
     pub messages: Vec<String>,
     /// The active-set finish, if it ran.
     #[serde(default)]

@@ -444,9 +444,6 @@ impl MpccSolver {
             last_good = Some((sol, sigma));
             if eval.residual <= self.opts.comp_tol {
                 status = MpccStatus::Converged;
-                if k + 1 < n_steps {
-                    messages.push(format!("comp_tol reached at step {k} (sigma = {sigma:e}); stopped early"));
-                }
                 break;
             }
             if handover.is_some_and(|h| eval.residual <= h) {
@@ -480,6 +477,7 @@ impl MpccSolver {
                 own: total.saturating_sub(inside_ipopt).as_secs_f64(),
                 first_iteration: first_iteration.unwrap_or(total).as_secs_f64(),
             },
+            planned_steps: n_steps,
             messages,
             finish: None,
         }
