@@ -150,7 +150,7 @@ pub struct StepReport {
     pub halvings: usize,
     /// The MPCC status.
     pub status: MpccStatus,
-    /// Homotopy NLPs solved.
+    /// Homotopy NLPs solved in all attempts (the same attempts `iterations` counts).
     pub homotopy_steps: usize,
     /// Ipopt iterations.
     pub iterations: usize,
@@ -195,6 +195,9 @@ pub struct Attempt {
     pub status: MpccStatus,
     /// Ipopt iterations.
     pub iterations: usize,
+    /// Homotopy NLPs solved (recoveries included).
+    #[serde(default)]
+    pub nlps: usize,
     /// Wall time in seconds.
     pub wall_time: f64,
 }
@@ -212,7 +215,7 @@ fn step_report(step: usize, t_start: f64, length: f64, halvings: usize, r: &Mpcc
         length,
         halvings,
         status: r.status,
-        homotopy_steps: r.steps.len(),
+        homotopy_steps: attempts.iter().map(|a| a.nlps).sum(),
         iterations: attempts.iter().map(|a| a.iterations).sum(),
         comp_residual: r.comp_residual,
         wall_time: attempts.iter().map(|a| a.wall_time).sum(),
@@ -480,7 +483,7 @@ impl Simulator {
             let this = self.solver.solve();
             res.timing.ipopt += this.timing.ipopt;
             res.timing.kernels += this.timing.kernels;
-            tries.push(Attempt { tier, neutral_start, status: this.status, iterations: this.total_iterations, wall_time: this.timing.total });
+            tries.push(Attempt { tier, neutral_start, status: this.status, iterations: this.total_iterations, nlps: this.steps.len(), wall_time: this.timing.total });
             let done = this.status.is_converged();
             last = Some(this);
             if done {

@@ -107,3 +107,17 @@ fn active_regions_mean_the_same_in_stewart_and_step() {
     assert_eq!(regions[0].first(), Some(&vec![1]));
     assert_eq!(regions[0].last(), Some(&vec![0]));
 }
+
+#[test]
+fn step_reports_count_the_same_attempts() {
+    let opts = fesd_sim::SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
+    let mut sim = fesd_sim::Simulator::new(&fesd_sim::models::scalar_switch(3.0, 1.0), opts).unwrap();
+    let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
+    for s in &r.steps {
+        assert!(!s.attempts.is_empty());
+        assert_eq!(s.iterations, s.attempts.iter().map(|a| a.iterations).sum::<usize>());
+        assert_eq!(s.homotopy_steps, s.attempts.iter().map(|a| a.nlps).sum::<usize>());
+        assert!(s.attempts.iter().all(|a| a.nlps >= 1));
+        assert_eq!(s.solved_by().is_some(), s.status.is_converged());
+    }
+}
