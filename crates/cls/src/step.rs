@@ -146,6 +146,24 @@ impl ClsStep {
     pub fn initial_guess(&self, params: &[f64]) -> Result<Vec<f64>> {
         Ok(self.predict.eval_dense(&[params])?.remove(0))
     }
+
+    /// A resting guess at `(q0, v0)`: every position and velocity unknown at the
+    /// initial values, everything else zero, τ = 1/N_FE.
+    pub fn resting_guess(&self, q0: &[f64], v0: &[f64]) -> Vec<f64> {
+        let mut w = self.mpcc.w0.clone();
+        let l = &self.layout;
+        let mut put = |off: usize, val: &[f64]| w[off..off + val.len()].copy_from_slice(val);
+        for n in 0..l.n_fe {
+            put(l.v_post[n], v0);
+            for m in 0..l.n_s {
+                put(l.stage_q[n][m], q0);
+                put(l.stage_v[n][m], v0);
+            }
+            put(l.q_end[n], q0);
+            put(l.v_end[n], v0);
+        }
+        w
+    }
 }
 
 fn layout(n_q: usize, n_c: usize, n_s: usize, tau: Option<Vec<usize>>, elements: &[Element], n_w: usize) -> ClsLayout {
