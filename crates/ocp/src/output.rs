@@ -21,7 +21,6 @@ impl OcpResult {
     pub fn write_csv(&self, path: &Path) -> Result<()> {
         let n_x = self.x.first().map_or(0, |v| v.len());
         let n_u = self.u.first().map_or(0, |v| v.len());
-        let n_fe = self.h.len() / self.u.len().max(1);
         let mut s = String::from("t");
         (0..n_x).for_each(|i| s.push_str(&format!(",x_{i}")));
         (0..n_u).for_each(|i| s.push_str(&format!(",u_{i}")));
@@ -29,7 +28,9 @@ impl OcpResult {
         for (e, (t, x)) in self.t.iter().zip(&self.x).enumerate() {
             s.push_str(&format!("{t:.17e}"));
             x.iter().for_each(|v| s.push_str(&format!(",{v:.17e}")));
-            match (self.h.get(e), self.u.get(e / n_fe.max(1))) {
+            // The interval holding the element that starts at t.
+            let k = self.t_controls.iter().rposition(|tc| *tc <= t + 1e-12 * t.abs().max(1.0)).unwrap_or(0);
+            match (self.h.get(e), self.u.get(k)) {
                 (Some(h), Some(u)) => {
                     u.iter().for_each(|v| s.push_str(&format!(",{v:.17e}")));
                     s.push_str(&format!(",{h:.17e}"));

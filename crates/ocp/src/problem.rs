@@ -156,6 +156,9 @@ pub struct Ocp {
     pub horizon: Horizon,
     /// Number of control intervals N (≥ 1); Σh = T/N in each.
     pub n_intervals: usize,
+    /// Finite elements of each control interval (N entries, each ≥ 1); empty (the
+    /// default): `options.fesd.n_fe` in every interval.
+    pub n_fe_per_interval: Vec<usize>,
     /// Initial state.
     pub x0: InitialState,
     /// Control bounds and guess (one value per control).
@@ -192,6 +195,15 @@ pub struct Ocp {
 }
 
 impl Ocp {
+    /// Finite elements of every control interval.
+    pub fn fe_counts(&self) -> Vec<usize> {
+        if self.n_fe_per_interval.is_empty() {
+            vec![self.options.fesd.n_fe; self.n_intervals]
+        } else {
+            self.n_fe_per_interval.clone()
+        }
+    }
+
     /// An OCP on `model` with `n_intervals` intervals over a fixed horizon `t_final`,
     /// fixed initial state `x0`, unbounded controls and states, no cost yet.
     pub fn new(model: PssModel, t_final: f64, n_intervals: usize, x0: &[f64]) -> Self {
@@ -199,6 +211,7 @@ impl Ocp {
         Ocp {
             horizon: Horizon::Fixed(t_final),
             n_intervals,
+            n_fe_per_interval: Vec::new(),
             x0: InitialState::Fixed(x0.to_vec()),
             u_lower: vec![f64::NEG_INFINITY; n_u],
             u_upper: vec![f64::INFINITY; n_u],
@@ -245,6 +258,12 @@ impl Ocp {
         check_bounds("u", &self.u_lower, &self.u_upper, n_u)?;
         check_values("u_guess", &self.u_guess, n_u)?;
         check_bounds("x", &self.x_lower, &self.x_upper, n_x)?;
+        if !self.n_fe_per_interval.is_empty() && (self.n_fe_per_interval.len() != self.n_intervals || self.n_fe_per_interval.contains(&0)) {
+            return invalid(
+                "n_fe_per_interval",
+                format!("{:?}: needs one count ≥ 1 per control interval ({}), or none", self.n_fe_per_interval, self.n_intervals),
+            );
+        }
         if self.options.state_bounds_at_stages && self.options.fesd.irk_representation != fesd_sim::IrkRepresentation::Integral {
             return invalid("state_bounds_at_stages", "needs the integral form (irk_representation Integral): the differential form's stage states are not unknowns");
         }

@@ -159,8 +159,6 @@ impl OcpSolver {
     /// guess from one of them).
     pub fn guess_by_simulation(&mut self) -> Result<usize> {
         let ocp = &self.ocp;
-        let opts = fesd_sim::SimulatorOptions { fesd: ocp.options.fesd.clone(), max_step_halvings: 0, n_steps: 1, ..Default::default() };
-        let mut sim = fesd_sim::Simulator::new(&ocp.model, opts)?;
         let x0 = match &ocp.x0 {
             crate::problem::InitialState::Fixed(x) => x.clone(),
             crate::problem::InitialState::Free { guess, .. } => guess.clone(),
@@ -173,11 +171,23 @@ impl OcpSolver {
         for fp in &ocp.free_parameters {
             p[fp.index] = fp.guess;
         }
+        // One simulator per element count (intervals may differ), each one step of the
+        // OCP's own discretization.
+        let mut simulators: std::collections::BTreeMap<usize, fesd_sim::Simulator> = Default::default();
         let mut w = self.t.table.guess.clone();
-        let (n_x, n_fe) = (self.t.sizes.n_x, self.t.n_fe);
-        let mut state = sim.start(&x0, &ocp.u_guess, &p)?;
-        let mut failed = 0;
-        for k in 0..self.n_intervals {
+        let n_x = self.t.sizes.n_x;
+        let (mut x, mut failed) = (x0, 0);
+        for (k, &n_fe) in self.t.fe.iter().enumerate() {
+            let sim = match simulators.entry(n_fe) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    let mut fesd = ocp.options.fesd.clone();
+                    fesd.n_fe = n_fe;
+                    let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
+                    e.insert(fesd_sim::Simulator::new(&ocp.model, opts)?)
+                }
+            };
+            let mut state = sim.start(&x, &ocp.u_guess, &p)?;
             if !sim.step_with_length(&mut state, &ocp.u_guess, &p, horizon / self.n_intervals as f64)? {
                 failed += 1;
             }
@@ -201,6 +211,7 @@ impl OcpSolver {
                 put("z", pick(&l.z[n], l.n_z))?;
                 put("x", sw[l.x_end[n]..l.x_end[n] + n_x].to_vec())?;
             }
+            x = state.x.clone();
         }
         self.solver.set_initial_guess(&w)?;
         Ok(failed)
@@ -237,12 +248,14 @@ impl OcpSolver {
         let mut t = vec![0.0];
         let mut u = Vec::new();
         let mut t_controls = Vec::new();
+        let mut e = 0;
         for k in 0..self.n_intervals {
             t_controls.push(*t.last().unwrap_or(&0.0));
             u.push(table.read(&w, "u", Some(k), None).map(<[f64]>::to_vec).unwrap_or_default());
-            for n in 0..self.t.n_fe {
+            for n in 0..self.t.fe[k] {
                 x.push(table.read(&w, "x", Some(k), Some(n)).map(<[f64]>::to_vec).unwrap_or_default());
-                t.push(t.last().unwrap_or(&0.0) + h[k * self.t.n_fe + n]);
+                t.push(t.last().unwrap_or(&0.0) + h[e]);
+                e += 1;
             }
         }
         t_controls.push(*t.last().unwrap_or(&0.0));

@@ -15,8 +15,8 @@ pub(crate) struct Transcription {
     pub mpcc: Mpcc<casadi::Mx>,
     pub table: VariableTable,
     pub sizes: ElementSizes,
-    /// Number of elements per interval.
-    pub n_fe: usize,
+    /// Number of elements of every interval.
+    pub fe: Vec<usize>,
     /// `outputs(w, p) -> (x_stage, theta, quad)` per element (columns), for results.
     pub outputs: Function,
     /// Whether x0 is a parameter (fixed) and its offset in the parameter vector.
@@ -45,7 +45,7 @@ fn finite_or(v: &[f64], big: f64) -> Vec<f64> {
 }
 
 /// Lays out the unknowns and returns the table.
-fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> VariableTable {
+fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, fe: &[usize]) -> VariableTable {
     let mut t = VariableTable::default();
     let opts = &ocp.options.fesd;
     let x_guess = match &ocp.x0 {
@@ -56,8 +56,12 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
         t.add("x0", None, None, lower, upper, guess);
     }
     let inf = f64::INFINITY;
-    let tau_nom = 1.0 / n_fe as f64;
-    let (tau_lo, tau_hi) = if opts.use_fesd { ((1.0 - opts.gamma_h) * tau_nom, (1.0 + opts.gamma_h) * tau_nom) } else { (tau_nom, tau_nom) };
+    // Normalized step sizes: τ = h / (T/N), nominal 1/N_FE of the interval.
+    let tau_bounds = |k: usize| {
+        let tau_nom = 1.0 / fe[k] as f64;
+        let (lo, hi) = if opts.use_fesd { ((1.0 - opts.gamma_h) * tau_nom, (1.0 + opts.gamma_h) * tau_nom) } else { (tau_nom, tau_nom) };
+        (lo, hi, tau_nom)
+    };
     let integral = opts.irk_representation == fesd_sim::IrkRepresentation::Integral;
     let k_guess: Vec<f64> = (0..s.n_s).flat_map(|_| if integral { x_guess.clone() } else { vec![0.0; s.n_x] }).collect();
     let z_rep = |v: &[f64]| (0..s.n_pts).flat_map(|_| v.to_vec()).collect::<Vec<f64>>();
@@ -69,7 +73,7 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
     for k in 0..ocp.n_intervals {
         t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
     }
-    let elements = || (0..ocp.n_intervals).flat_map(|k| (0..n_fe).map(move |n| (Some(k), Some(n))));
+    let elements = || (0..ocp.n_intervals).flat_map(|k| (0..fe[k]).map(move |n| (Some(k), Some(n))));
     let (k_lo, k_hi) = if ocp.options.state_bounds_at_stages {
         (ocp.x_lower.repeat(s.n_s), ocp.x_upper.repeat(s.n_s))
     } else {
@@ -82,7 +86,8 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
         t.add("z", k, n, &z_rep(&alg.z_lb), &z_rep(&alg.z_ub), &z_rep(&alg.z_guess));
     }
     for (k, n) in elements() {
-        t.add("tau", k, n, &[tau_lo], &[tau_hi], &[tau_nom]);
+        let (lo, hi, nom) = tau_bounds(k.unwrap_or(0));
+        t.add("tau", k, n, &[lo], &[hi], &[nom]);
     }
     for (k, n) in elements() {
         t.add("x", k, n, &ocp.x_lower, &ocp.x_upper, &x_guess);
@@ -106,7 +111,8 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, n_fe: usize) -> Variab
 /// `η_n (h_n − h_{n−1}) = 0`; between neighbouring elements of each interval.
 fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX, hs: &MX, dual_sums: &MX, primal_sums: &MX) -> Result<(MX, Option<MX>)> {
     let opts = &ocp.options.fesd;
-    let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
+    let (n, fe) = (ocp.n_intervals, ocp.fe_counts());
+    let start: Vec<usize> = fe.iter().scan(0, |acc, &c| { let s = *acc; *acc += c; Some(s) }).collect();
     // The numerical time grid: T itself when fixed, its guess when free (nosnoc's
     // speed-of-time formulation).
     let t_grid = match ocp.horizon {
@@ -115,7 +121,7 @@ fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX
     };
     let h_grid = taus * (t_grid / n as f64);
     // Neighbour pairs (e − 1, e) inside each interval.
-    let next: Vec<usize> = (0..n).flat_map(|k| (1..n_fe).map(move |m| k * n_fe + m)).collect();
+    let next: Vec<usize> = (0..n).flat_map(|k| (1..fe[k]).map(|m| start[k] + m).collect::<Vec<_>>()).collect();
     let prev: Vec<usize> = next.iter().map(|e| e - 1).collect();
     let pick = |m: &MX, cols: &[usize]| m.get(.., cols.to_vec());
     let diff = || -> Result<MX> { Ok(pick(&h_grid, &next)? - pick(&h_grid, &prev)?) };
@@ -123,7 +129,8 @@ fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX
     let rho = opts.rho_h;
     match opts.step_equilibration {
         Se::HeuristicMean => {
-            let d = &h_grid - t_grid / (n * n_fe) as f64;
+            let nominal: Vec<f64> = fe.iter().flat_map(|&c| std::iter::repeat_n(t_grid / (n * c) as f64, c)).collect();
+            let d = h_grid.try_sub(&MX::from_slice(&nominal).reshape(1, nominal.len())?)?;
             Ok((d.dot(&d)? * rho, None))
         }
         Se::HeuristicDiff => {
@@ -153,10 +160,10 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let model = &ocp.model;
     let alg = StageAlgebra::new(model, &DcsOptions { representation: opts.representation, lift_products: opts.lift_products })?;
     let (kernel, s) = element_kernel(model, &alg, &tableau, opts, ocp.lagrange.as_ref(), &ocp.path, ocp.tracking.as_ref())?;
-    let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
-    let e_count = n * n_fe;
+    let (n, fe) = (ocp.n_intervals, ocp.fe_counts());
+    let e_count: usize = fe.iter().sum();
     let (n_u, n_p) = (model.u.nrow(), model.p.nrow());
-    let table = table(ocp, &alg, &s, n_fe);
+    let table = table(ocp, &alg, &s, &fe);
     let w = MX::sym("w", table.len());
     // Parameters: the model's p, then x0 when it is fixed, then the tracking references.
     let x0_parameter = matches!(ocp.x0, InitialState::Fixed(_)).then_some(n_p);
@@ -186,8 +193,8 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let zs = gather(&w, table.indices("z"), s.n_z * s.n_pts, e_count)?;
     let taus = gather(&w, table.indices("tau"), 1, e_count)?;
     let us = gather(&w, table.indices("u"), n_u, n)?;
-    let element_interval: Vec<usize> = (0..e_count).map(|e| e / n_fe).collect();
-    let u_per_element = if n_u > 0 { us.get(.., element_interval)? } else { MX::zeros(0, e_count) };
+    let element_interval: Vec<usize> = fe.iter().enumerate().flat_map(|(k, &c)| std::iter::repeat_n(k, c)).collect();
+    let u_per_element = if n_u > 0 { us.get(.., element_interval.clone())? } else { MX::zeros(0, e_count) };
     let x_starts = if e_count > 1 { MX::horzcat(&[&x0, &x_ends.get(.., 0..e_count - 1)?])? } else { x0.clone() };
     let hs = &taus * &(&t_final / n as f64);
     // Boundary duals: from x0 for the first element, else the previous element's last point.
@@ -205,7 +212,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         lam_first
     };
     let yref = if n_y > 0 {
-        par.slice(reference_parameter..n_par)?.reshape(n_y, n)?.get(.., (0..e_count).map(|e| e / n_fe).collect::<Vec<_>>())?
+        par.slice(reference_parameter..n_par)?.reshape(n_y, n)?.get(.., element_interval.clone())?
     } else {
         MX::zeros(0, e_count)
     };
@@ -217,8 +224,16 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let (mut lbg, mut ubg) = (vec![0.0; eq.numel() + x_end.numel()], vec![0.0; eq.numel() + x_end.numel()]);
     if opts.use_fesd {
         // Σ_n τ_{k,n} = 1 in every interval (equidistant control grid).
-        let per_interval = taus.reshape(n_fe, n)?;
-        g.push(MX::ones(1, n_fe).mtimes(&per_interval)?.reshape(n, 1)? - 1.0);
+        let mut start = 0;
+        let sums: Vec<MX> = fe
+            .iter()
+            .map(|&c| {
+                let sum = taus.get(0usize, start..start + c)?.sum();
+                start += c;
+                Ok(sum)
+            })
+            .collect::<Result<_>>()?;
+        g.push(MX::vertcat(&sums.iter().collect::<Vec<_>>())? - 1.0);
         lbg.extend(std::iter::repeat_n(0.0, n));
         ubg.extend(std::iter::repeat_n(0.0, n));
     }
@@ -273,7 +288,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         f = f + mf.call(&[&x_final, &p_model])?.remove(0);
     }
     let cost = f.clone();
-    if opts.use_fesd && n_fe > 1 {
+    if opts.use_fesd && fe.iter().any(|&c| c > 1) {
         let (penalty, exact) = step_equilibration(ocp, &alg, &s, &taus, &hs, &out[7], &out[8])?;
         f = f + penalty;
         if let Some(r) = exact {
@@ -300,5 +315,5 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         &[("w", &w), ("p", &par)],
         &[("x_stage", &out[6]), ("theta", &out[5]), ("h", &hs), ("T", &t_final), ("cost", &cost), ("p_model", &p_model)],
     )?;
-    Ok(Transcription { mpcc, table, sizes: s, n_fe, outputs, x0_parameter, reference_parameter, n_y })
+    Ok(Transcription { mpcc, table, sizes: s, fe, outputs, x0_parameter, reference_parameter, n_y })
 }

@@ -252,3 +252,28 @@ fn state_bounds_at_stages() {
         Ok(_) => panic!("the differential form must be refused"),
     }
 }
+
+#[test]
+fn finite_elements_per_interval_as_a_list() {
+    // The car with 3 and 2 elements in alternating intervals: T* = 40/3 again, the grid
+    // has 25 elements, and the simulated guess fills intervals of either size.
+    let mut ocp = car(Representation::Stewart);
+    ocp.n_fe_per_interval = (0..10).map(|k| if k % 2 == 0 { 3 } else { 2 }).collect();
+    let mut solver = OcpSolver::new(&ocp).unwrap();
+    solver.guess_by_simulation().unwrap();
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.t_final - 40.0 / 3.0).abs() <= 1e-4, "T = {}", r.t_final);
+    assert_eq!(r.h.len(), 25);
+    assert_eq!(r.t.len(), 26);
+    // Σh = T/N in every interval.
+    for k in 0..10 {
+        let len = r.t_controls[k + 1] - r.t_controls[k];
+        assert!((len - r.t_final / 10.0).abs() < 1e-8, "interval {k}: {len}");
+    }
+    ocp.n_fe_per_interval = vec![2; 9];
+    match OcpSolver::new(&ocp) {
+        Err(e) => assert!(e.to_string().contains("n_fe_per_interval"), "{e}"),
+        Ok(_) => panic!("a list of the wrong length must be refused"),
+    }
+}
