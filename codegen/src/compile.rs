@@ -84,11 +84,15 @@ impl CompileOptions {
     }
 }
 
-static COMPILER_RUNS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static COMPILER_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
-/// How many times this process has invoked the C compiler to build a kernel library.
+/// How many times the calling thread has invoked the C compiler to build a kernel
+/// library (per thread, so that builds on other threads, e.g. tests running in
+/// parallel, do not count).
 pub fn compiler_runs() -> usize {
-    COMPILER_RUNS.load(Ordering::SeqCst)
+    COMPILER_RUNS.with(|c| c.get())
 }
 
 /// The compiler command: `$CC` (split on whitespace, e.g. `ccache gcc`) or `cc`,
@@ -208,7 +212,7 @@ pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Re
 
 /// Runs the compiler on `c_file` into `out`, killing it after `timeout`.
 fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration) -> Result<()> {
-    COMPILER_RUNS.fetch_add(1, Ordering::SeqCst);
+    COMPILER_RUNS.with(|c| c.set(c.get() + 1));
     let mut child = Command::new(&command[0])
         .args(&command[1..])
         .arg("-o")
