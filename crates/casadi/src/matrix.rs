@@ -459,6 +459,13 @@ impl<K: Kind> Matrix<K> {
         Ok(Self::wrap(K::substitute(&ex.inner, &v.inner, &vdef.inner)?))
     }
 
+    /// `Σ_j coeffs[j] · items[j]` of n × 1 columns, zero coefficients left out (an
+    /// n × 1 zero if nothing remains): the Runge–Kutta sums of the discretizations.
+    /// Panics like the operators if the items are not n × 1.
+    pub fn weighted_sum(coeffs: &[f64], items: &[Self], n: usize) -> Self {
+        coeffs.iter().zip(items).filter(|(c, _)| **c != 0.0).fold(Self::zeros(n, 1), |acc, (c, v)| acc + v * *c)
+    }
+
     /// The solution `x` of the linear system `A x = b` (symbolic for SX, a linear
     /// solve node for MX); `A` square with as many rows as `b`.
     pub fn solve(a: &Self, b: &Self) -> Result<Self> {

@@ -102,11 +102,6 @@ pub(crate) fn hcat(items: &[SX], rows: usize) -> Result<SX> {
     Ok(SX::horzcat(&items.iter().collect::<Vec<_>>())?)
 }
 
-/// `Σ_j coeffs[j] · vectors[j]` (n × 1).
-pub(crate) fn weighted_sum(coeffs: &[f64], vectors: &[SX], n: usize) -> SX {
-    coeffs.iter().zip(vectors).fold(SX::zeros(n, 1), |acc, (c, v)| acc + *c * v)
-}
-
 /// The sum of the items (each n × 1).
 pub(crate) fn sum(items: &[SX], n: usize) -> SX {
     items.iter().fold(SX::zeros(n, 1), |a, b| a + b)

@@ -3,7 +3,7 @@
 //! boundary, Runge–Kutta stages, contact and friction complementarity crossed over
 //! its points, and the element's end state.
 
-use crate::blocks::{lift, sum, weighted_sum, Blocks, Constraints};
+use crate::blocks::{lift, sum, Blocks, Constraints};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::model::ClsModel;
@@ -259,8 +259,8 @@ impl<'a> Builder<'a> {
             st.off_force.push(of);
         }
         for m in 0..n_s {
-            self.con.eq(st.q[m].try_sub(q_n)? - h * weighted_sum(&self.tableau.a[m], &st.v, n_q));
-            self.con.eq(st.v[m].try_sub(v_post)? - h * weighted_sum(&self.tableau.a[m], &st.a, n_q));
+            self.con.eq(st.q[m].try_sub(q_n)? - h * SX::weighted_sum(&self.tableau.a[m], &st.v, n_q));
+            self.con.eq(st.v[m].try_sub(v_post)? - h * SX::weighted_sum(&self.tableau.a[m], &st.a, n_q));
         }
         Ok(st)
     }
@@ -314,8 +314,8 @@ impl<'a> Builder<'a> {
         let (q_pred, v_pred) = self.ahead(&b.q, &v_post, &acc0, 1.0);
         let (q_next, off_q_end) = self.w.add(&format!("q_{}", n + 1), n_q, -INF, INF, q_pred);
         let (v_next, off_v_end) = self.w.add(&format!("v_{}", n + 1), n_q, -INF, INF, v_pred);
-        self.con.eq(q_next.try_sub(&b.q)? - h * weighted_sum(&self.tableau.b, &st.v, n_q));
-        self.con.eq(v_next.try_sub(&v_post)? - h * weighted_sum(&self.tableau.b, &st.a, n_q));
+        self.con.eq(q_next.try_sub(&b.q)? - h * SX::weighted_sum(&self.tableau.b, &st.v, n_q));
+        self.con.eq(v_next.try_sub(&v_post)? - h * SX::weighted_sum(&self.tableau.b, &st.a, n_q));
         // Contact complementarity crossed over the element: the gaps at the stages
         // are lifted into nonnegative unknowns (H ≥ 0 by bounds).
         let gaps: Vec<SX> = (0..n_s)

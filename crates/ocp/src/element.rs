@@ -32,11 +32,6 @@ pub(crate) struct ElementSizes {
     pub n_theta: usize,
 }
 
-/// Weighted sum Σ_j c_j v_j of n-vectors.
-fn weighted_sum(c: &[f64], v: &[SX], n: usize) -> SX {
-    c.iter().zip(v).fold(SX::zeros(n, 1), |acc, (cj, vj)| if *cj == 0.0 { acc } else { acc + vj * *cj })
-}
-
 fn sum(v: &[SX]) -> SX {
     v.iter().skip(1).fold(v[0].clone(), |acc, e| acc + e)
 }
@@ -73,7 +68,7 @@ pub(crate) fn element_kernel(
     let zs: Vec<SX> = (0..n_pts).map(|m| z.slice(m * n_z..(m + 1) * n_z)).collect::<std::result::Result<_, _>>()?;
     let stage_x: Vec<SX> = match opts.irk_representation {
         IrkRepresentation::Integral => ks.clone(),
-        IrkRepresentation::Differential => (0..n_s).map(|m| &x0 + &h * weighted_sum(&tableau.a[m], &ks, n_x)).collect(),
+        IrkRepresentation::Differential => (0..n_s).map(|m| &x0 + &h * SX::weighted_sum(&tableau.a[m], &ks, n_x)).collect(),
     };
     let (mut eq, mut xdots, mut thetas, mut primals, mut duals) = (vec![], vec![], vec![], vec![], vec![]);
     let mut quad = SX::scalar(0.0);
@@ -97,10 +92,10 @@ pub(crate) fn element_kernel(
     for m in 0..n_s {
         match opts.irk_representation {
             IrkRepresentation::Differential => eq.push(ks[m].try_sub(&xdots[m])?),
-            IrkRepresentation::Integral => eq.push(ks[m].try_sub(&x0)? - &h * weighted_sum(&tableau.a[m], &xdots, n_x)),
+            IrkRepresentation::Integral => eq.push(ks[m].try_sub(&x0)? - &h * SX::weighted_sum(&tableau.a[m], &xdots, n_x)),
         }
     }
-    let x_end = &x0 + &h * weighted_sum(&tableau.b, &xdots, n_x);
+    let x_end = &x0 + &h * SX::weighted_sum(&tableau.b, &xdots, n_x);
     if end_point {
         let out = stage_fn.call(&[&x_end, &u, &p, &zs[n_s]])?;
         eq.push(out[1].clone());

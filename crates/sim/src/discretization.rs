@@ -154,11 +154,6 @@ pub fn complementarity_pairs(opts: &FesdOptions, left: &[SX], primals: &[Vec<SX>
     (big_g, big_h)
 }
 
-/// `Σ_j coeffs[j] · vectors[j]` (n × 1).
-fn weighted_sum(coeffs: &[f64], vectors: &[SX], n: usize) -> SX {
-    coeffs.iter().zip(vectors).fold(SX::zeros(n, 1), |acc, (c, v)| acc + *c * v)
-}
-
 fn sum(items: &[SX]) -> SX {
     items.iter().fold(SX::scalar(0.0), |a, b| a + b)
 }
@@ -268,7 +263,7 @@ impl FesdInterval {
                 IrkRepresentation::Integral => unknowns.clone(),
                 IrkRepresentation::Differential => (0..n_s)
                     .map(|m| {
-                        &x_n + &h[n] * weighted_sum(&tableau.a[m], &unknowns, n_x)
+                        &x_n + &h[n] * SX::weighted_sum(&tableau.a[m], &unknowns, n_x)
                     })
                     .collect(),
             };
@@ -288,12 +283,12 @@ impl FesdInterval {
                 match opts.irk_representation {
                     IrkRepresentation::Differential => eq(&mut g, unknowns[m].try_sub(&xdots[m])?, &mut lbg, &mut ubg),
                     IrkRepresentation::Integral => {
-                        let incr = weighted_sum(&tableau.a[m], &xdots, n_x);
+                        let incr = SX::weighted_sum(&tableau.a[m], &xdots, n_x);
                         eq(&mut g, unknowns[m].try_sub(&x_n)? - &h[n] * incr, &mut lbg, &mut ubg)
                     }
                 }
             }
-            let incr = weighted_sum(&tableau.b, &xdots, n_x);
+            let incr = SX::weighted_sum(&tableau.b, &xdots, n_x);
             eq(&mut g, x_next.try_sub(&x_n)? - &h[n] * incr, &mut lbg, &mut ubg);
             if end_point {
                 let out = stage_fn.call(&[&x_next, &u, &p, &zs[n_s]])?;
