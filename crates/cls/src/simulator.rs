@@ -212,13 +212,11 @@ impl ClsSimulator {
         let (q, v) = (sim.q_final().to_vec(), sim.v_final().to_vec());
         let params: Vec<f64> = q.iter().chain(&v).chain(u).chain(p).copied().chain([length]).collect();
         self.solver.set_parameters(&params)?;
-        let predicted = self.step.initial_guess(&params)?;
-        let resting = self.step.resting_guess(&q, &v);
         if guess.is_empty() {
-            *guess = predicted.clone();
+            *guess = self.step.initial_guess(&params)?;
         }
         let may_halve = halvings < self.opts.max_step_halvings;
-        let (result, report) = self.attempt(&[guess, &resting, &predicted], t0, length, halvings)?;
+        let (result, report) = self.attempt(guess, (&q, &v, &params), t0, length, halvings)?;
         if !result.status.is_converged() && may_halve {
             self.advance(sim, guess, u, p, t0, length / 2.0, halvings + 1)?;
             return self.advance(sim, guess, u, p, t0 + length / 2.0, length / 2.0, halvings + 1);
@@ -230,12 +228,19 @@ impl ClsSimulator {
         Ok(())
     }
 
-    fn attempt(&mut self, starts: &[&[f64]], t0: f64, length: f64, halvings: usize) -> Result<(MpccResult, ClsStepReport)> {
+    /// Every tier from the warm start `guess`, then the resting guess and the
+    /// prediction at `(q, v, params)` (built only once the warm start has failed).
+    fn attempt(&mut self, guess: &[f64], (q, v, params): (&[f64], &[f64], &[f64]), t0: f64, length: f64, halvings: usize) -> Result<(MpccResult, ClsStepReport)> {
         let mut report = ClsStepReport { t_start: t0, length, halvings, status: MpccStatus::CompTolNotReached, attempts: 0, reinitialized: false, iterations: 0 };
         let mut last = None;
+        let mut fresh: Vec<Vec<f64>> = Vec::new();
         for h in self.opts.homotopies.clone() {
             self.solver.set_options(h)?;
-            for (i, start) in starts.iter().enumerate() {
+            for i in 0..3 {
+                if i > 0 && fresh.is_empty() {
+                    fresh = vec![self.step.resting_guess(q, v), self.step.initial_guess(params)?];
+                }
+                let start = if i == 0 { guess } else { &fresh[i - 1] };
                 self.solver.set_initial_guess(start)?;
                 let r = self.solver.solve();
                 report.attempts += 1;
