@@ -14,6 +14,19 @@ use fesd_rk::ButcherTableau;
 
 const INF: f64 = f64::INFINITY;
 
+/// The diagonal matrix with the entries of the column `d`.
+fn diag(d: &SX) -> Result<SX> {
+    let n = d.nrow();
+    let cols: Vec<SX> = (0..n)
+        .map(|i| {
+            let mut e = vec![0.0; n];
+            e[i] = 1.0;
+            Ok(SX::from_slice(&e) * d.at(i)?)
+        })
+        .collect::<Result<_>>()?;
+    crate::blocks::hcat(&cols, n)
+}
+
 /// The friction multipliers `(λ_+, λ_−, γ)` of the frictional contacts at one point.
 pub(crate) struct Friction {
     pub plus: SX,
@@ -54,6 +67,7 @@ pub(crate) struct Element {
     pub off_force: Vec<usize>,
     pub off_q_end: usize,
     pub off_v_end: usize,
+    pub off_gap_end: usize,
 }
 
 /// The stage unknowns of an element.
@@ -81,6 +95,10 @@ pub(crate) struct Builder<'a> {
     mu: SX,
     eps_r: SX,
     h_nom: SX,
+    /// Predict every element at rest on its closed contacts (zero acceleration,
+    /// [`Builder::resting_forces`]) instead of in contact-free motion: the neutral
+    /// guess of an optimal control problem.
+    pub rest_prediction: bool,
     pub w: Blocks,
     pub con: Constraints,
     pub pairs: Vec<(SX, SX)>,
@@ -105,6 +123,7 @@ impl<'a> Builder<'a> {
             mu,
             eps_r,
             h_nom,
+            rest_prediction: false,
             w,
             con: Constraints::default(),
             pairs: Vec::new(),
@@ -229,14 +248,14 @@ impl<'a> Builder<'a> {
 
     /// The Runge–Kutta stages of element `n` from `(q_n, v⁺)`, predicted by
     /// [`Builder::ahead`] with the start acceleration `acc0`.
-    fn stages(&mut self, n: usize, q_n: &SX, v_post: &SX, acc0: &SX, h: &SX) -> Result<Stages> {
+    fn stages(&mut self, n: usize, q_n: &SX, v_post: &SX, (acc0, force0): (&SX, &SX), h: &SX) -> Result<Stages> {
         let (n_q, n_c, n_s, p, u) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone(), self.u.clone());
         let mut st = Stages { q: vec![], v: vec![], a: vec![], force: vec![], friction: vec![], off_q: vec![], off_v: vec![], off_force: vec![] };
         for m in 0..n_s {
             let (q_pred, v_pred) = self.ahead(q_n, v_post, acc0, self.tableau.c[m]);
             let (qs, oq) = self.w.add(&format!("Q_{n}_{m}"), n_q, -INF, INF, q_pred);
             let (vs, ov) = self.w.add(&format!("V_{n}_{m}"), n_q, -INF, INF, v_pred);
-            let (fs, of) = self.w.add(&format!("lambda_n_{n}_{m}"), n_c, 0.0, INF, SX::zeros(n_c, 1));
+            let (fs, of) = self.w.add(&format!("lambda_n_{n}_{m}"), n_c, 0.0, INF, force0.clone());
             let vt = self.tangential_velocity(&qs, &vs)?;
             let fr = self.friction(&format!("lambda_t_{n}_{m}"), vt);
             let rhs = self.geo.force(&qs, &vs, &u, &p)? + self.generalized(&qs, &fs, &fr)?;
@@ -305,12 +324,32 @@ impl<'a> Builder<'a> {
         (q + &(&dt * v) + &(0.5 * &dt * &dt * acc0), v + &(&dt * acc0))
     }
 
+    /// The normal forces that hold the body at rest at `q` on its closed contacts
+    /// (gap ≤ contact_tol), for a resting prediction: the solution of
+    /// `(J_cᵀ M⁻¹ J_c) λ = −J_cᵀ M⁻¹ f(q, 0, u)` over the closed contacts (regularized,
+    /// open contacts zero), clipped at zero. Friction is left at zero.
+    fn resting_forces(&self, q: &SX, gap: &SX, mass: &SX) -> Result<SX> {
+        let n_c = self.n_c;
+        let closed = gap.lt(&SX::scalar(self.opts.contact_tol))?;
+        let jn = self.geo.normal(q, &self.p)?.mtimes(&diag(&closed)?)?;
+        let f = self.geo.force(q, &SX::zeros(self.n_q, 1), &self.u, &self.p)?;
+        let minv_j = SX::solve(mass, &jn)?;
+        let open = SX::ones(n_c, 1) - &closed;
+        let delassus = jn.t().mtimes(&minv_j)? + diag(&(open + 1e-9))?;
+        let rhs = -minv_j.t().mtimes(&f)?;
+        Ok(SX::solve(&delassus, &rhs)?.fmax(&SX::zeros(n_c, 1))?)
+    }
+
     /// Element `n` from the boundary `b` with step size `h`.
     pub fn element(&mut self, n: usize, b: &Boundary, h: &SX) -> Result<Element> {
         let (n_q, n_c, n_s, p) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone());
         let (v_post, impulse, mass_n, off_v_post, off_impulse) = self.impulse(n, b, h)?;
-        let acc0 = SX::solve(&mass_n, &self.geo.force(&b.q, &v_post, &self.u, &p)?)?;
-        let st = self.stages(n, &b.q, &v_post, &acc0, h)?;
+        let (acc0, force0) = if self.rest_prediction {
+            (SX::zeros(n_q, 1), self.resting_forces(&b.q, &b.gap, &mass_n)?)
+        } else {
+            (SX::solve(&mass_n, &self.geo.force(&b.q, &v_post, &self.u, &p)?)?, SX::zeros(n_c, 1))
+        };
+        let st = self.stages(n, &b.q, &v_post, (&acc0, &force0), h)?;
         let (q_pred, v_pred) = self.ahead(&b.q, &v_post, &acc0, 1.0);
         let (q_next, off_q_end) = self.w.add(&format!("q_{}", n + 1), n_q, -INF, INF, q_pred);
         let (v_next, off_v_end) = self.w.add(&format!("v_{}", n + 1), n_q, -INF, INF, v_pred);
@@ -333,7 +372,8 @@ impl<'a> Builder<'a> {
         let n_f = self.n_f();
         let cone = if n_f > 0 { self.stage_friction(n, &b.q, &v_post, &st)? } else { vec![] };
         let end_gap = self.geo.gap(&q_next, &p)?;
-        let end_gap = lift(&mut self.w, &mut self.con, &format!("gap_end_{n}"), end_gap);
+        let (gap_next, off_gap_end) = self.w.add(&format!("gap_end_{n}"), n_c, 0.0, INF, end_gap.clone());
+        self.con.eq(&gap_next - end_gap);
         let gammas: Vec<SX> = st.friction.iter().map(|f| f.gamma.clone()).collect();
         let indicators = Indicators {
             force: sum(&st.force, n_c),
@@ -343,7 +383,7 @@ impl<'a> Builder<'a> {
             cone: sum(&cone, n_f),
         };
         Ok(Element {
-            end: Boundary { q: q_next, v: v_next, gap: end_gap },
+            end: Boundary { q: q_next, v: v_next, gap: gap_next },
             v_post,
             impulse,
             forces: st.force,
@@ -355,6 +395,7 @@ impl<'a> Builder<'a> {
             off_force: st.off_force,
             off_q_end,
             off_v_end,
+            off_gap_end,
         })
     }
 }

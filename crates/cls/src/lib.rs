@@ -27,6 +27,7 @@ mod error;
 mod geometry;
 mod model;
 pub mod models;
+mod ocp;
 mod options;
 mod output;
 #[cfg(feature = "plot")]
@@ -37,6 +38,7 @@ mod step;
 
 pub use error::{ClsError, Result};
 pub use model::{ClsModel, Contact};
+pub use ocp::{ClsOcp, ClsOcpOptions, ClsOcpResult, ClsOcpSolver, ClsTerminalConstraint, OcpImpact};
 pub use options::{ClsOptions, MassMatrixForm};
 pub use simulator::{ClsSimulation, ClsSimulator, ClsSimulatorOptions, ClsStepReport, Impact};
 pub use step::{ClsLayout, ClsStep};

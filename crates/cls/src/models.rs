@@ -37,3 +37,31 @@ pub fn two_balls(k: f64, eps: f64) -> Result<ClsModel> {
     let forces = SX::vertcat(&[&(&stretch - G), &(-&stretch - G)])?;
     Ok(ClsModel::new(q, v).with_forces(forces).with_contact(Contact::new(&q1 - 0.2).restitution(eps)))
 }
+
+/// Three unit-mass square boxes of side 1 on flat ground, in the plane:
+/// q = (x₁, y₁, x₂, y₂, x₃, y₃) their centres, a horizontal force u on the middle
+/// box. Five contacts, in this order: box 1–box 2 (gap x₂ − x₁ − 1, restitution 0,
+/// friction 0.1 against vertical sliding of the faces), box 2–box 3 (gap x₃ − x₂ − 1,
+/// restitution 0.5, friction 0.1), and each box on the ground (gap yᵢ − ½,
+/// restitution 0, friction 0.2).
+pub fn three_boxes() -> Result<ClsModel> {
+    let q = SX::sym("q", 6);
+    let v = SX::sym("v", 6);
+    let u = SX::sym("u", 1);
+    let unit = |entries: &[(usize, f64)]| {
+        let mut d = vec![0.0; 6];
+        for &(i, s) in entries {
+            d[i] = s;
+        }
+        SX::from_slice(&d)
+    };
+    let between = |a: usize, eps: f64| -> Result<Contact> {
+        let gap = q.at(2 * a + 2)? - q.at(2 * a)? - 1.0;
+        Ok(Contact::new(gap).restitution(eps).friction(0.1, unit(&[(2 * a + 1, -1.0), (2 * a + 3, 1.0)])))
+    };
+    let ground = |i: usize| -> Result<Contact> { Ok(Contact::new(q.at(2 * i + 1)? - 0.5).friction(0.2, unit(&[(2 * i, 1.0)]))) };
+    let (zero, down) = (SX::scalar(0.0), SX::scalar(-G));
+    let forces = SX::vertcat(&[&zero, &down, &u, &down, &zero, &down])?;
+    let contacts = [between(0, 0.0)?, between(1, 0.5)?, ground(0)?, ground(1)?, ground(2)?];
+    Ok(contacts.into_iter().fold(ClsModel::new(q.clone(), v).with_controls(u).with_forces(forces), |m, c| m.with_contact(c)))
+}

@@ -211,7 +211,7 @@ fn outputs_function(w: &SX, params: &SX, h: &[SX], q0: &SX, v0: &SX, elements: &
 /// is made or broken (normal forces or gaps vanish on one side), an impact happens
 /// (zero gap at the boundary without contact forces on both sides) or a slide
 /// starts or stops (γ or the cone slack vanishes on one side).
-fn switch_indicator(prev: &Indicators, next: &Indicators) -> Result<SX> {
+pub(crate) fn switch_indicator(prev: &Indicators, next: &Indicators) -> Result<SX> {
     let contact = &prev.force * &next.force + &prev.gap * &next.gap;
     let impact = &next.left_gap + &prev.force * &next.force;
     let slide = &prev.gamma * &next.gamma + &prev.cone * &next.cone;

@@ -1,0 +1,188 @@
+//! Solving the rigid-body OCP and reading its results.
+
+use super::problem::ClsOcp;
+use super::transcribe::{transcribe, Transcription};
+use crate::error::{ClsError, Result};
+use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
+use fesd_ocp::VariableTable;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// A compiled rigid-body OCP: solve it, change the initial state, solve again
+/// (warm-started from the previous solution, nothing recompiled).
+pub struct ClsOcpSolver {
+    t: Transcription,
+    solver: MpccSolver,
+    p0: Vec<f64>,
+    n_q: usize,
+    n_c: usize,
+    n_fe: usize,
+    n_intervals: usize,
+    build_time: Duration,
+}
+
+/// An impulse found by the OCP: element boundary, contact, size.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OcpImpact {
+    /// Time of the boundary.
+    pub time: f64,
+    /// Contact index.
+    pub contact: usize,
+    /// Normal impulse Λ_n.
+    pub impulse: f64,
+}
+
+/// The solution of a rigid-body OCP.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClsOcpResult {
+    /// How the homotopy ended.
+    pub status: MpccStatus,
+    /// The OCP's cost (Lagrange + Mayer).
+    pub cost: f64,
+    /// The NLP objective: the cost plus the tie-break and step-equilibration terms.
+    pub objective: f64,
+    /// Complementarity residual max |G_i H_i|.
+    pub comp_residual: f64,
+    /// Times of the element boundaries (N · N_FE + 1 values).
+    pub t: Vec<f64>,
+    /// Positions at the element boundaries, q0 first.
+    pub q: Vec<Vec<f64>>,
+    /// Velocities at the element boundaries before any impulse there, v0 first.
+    pub v: Vec<Vec<f64>>,
+    /// Velocities after the impulse at each element's left boundary.
+    pub v_post: Vec<Vec<f64>>,
+    /// Normal impulses at each element's left boundary (n_c each).
+    pub impulses: Vec<Vec<f64>>,
+    /// Control of every interval.
+    pub u: Vec<Vec<f64>>,
+    /// Start of every control interval, and T.
+    pub t_controls: Vec<f64>,
+    /// Step size of every element.
+    pub h: Vec<f64>,
+    /// The MPCC solve: homotopy table, iterations, timings.
+    pub mpcc: MpccResult,
+    /// The NLP vector, named by `table`.
+    pub w: Vec<f64>,
+    /// Names and places of the unknowns.
+    pub table: VariableTable,
+}
+
+impl ClsOcpResult {
+    /// The impulses above `tol`, in time order.
+    pub fn impacts(&self, tol: f64) -> Vec<OcpImpact> {
+        let mut out = Vec::new();
+        for (e, lam) in self.impulses.iter().enumerate() {
+            for (l, &x) in lam.iter().enumerate() {
+                if x > tol {
+                    out.push(OcpImpact {
+                        time: self.t[e],
+                        contact: l,
+                        impulse: x,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The result as pretty JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| ClsError::BadInput {
+            what: "result",
+            reason: e.to_string(),
+        })
+    }
+}
+
+impl ClsOcpSolver {
+    /// Validates, transcribes and compiles `ocp` (kernels cached on disk).
+    pub fn new(ocp: &ClsOcp) -> Result<ClsOcpSolver> {
+        let start = Instant::now();
+        let t = transcribe(ocp)?;
+        let solver = MpccSolver::new(&t.mpcc, ocp.options.homotopy.clone())?;
+        Ok(ClsOcpSolver {
+            p0: t.mpcc.p0.clone(),
+            solver,
+            n_q: ocp.model.n_q(),
+            n_c: ocp.model.n_c(),
+            n_fe: ocp.options.cls.n_fe,
+            n_intervals: ocp.n_intervals,
+            t,
+            build_time: start.elapsed(),
+        })
+    }
+
+    /// Time spent transcribing and compiling (or loading) the kernels.
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    /// The variable table.
+    pub fn table(&self) -> &VariableTable {
+        &self.t.table
+    }
+
+    /// A new initial state for the following solves.
+    pub fn set_initial_state(&mut self, q0: &[f64], v0: &[f64]) -> Result<()> {
+        for (what, x) in [("q0", q0), ("v0", v0)] {
+            if x.len() != self.n_q || x.iter().any(|v| !v.is_finite()) {
+                return Err(ClsError::BadInput {
+                    what,
+                    reason: format!("{} finite values expected", self.n_q),
+                });
+            }
+        }
+        self.p0[..self.n_q].copy_from_slice(q0);
+        self.p0[self.n_q..2 * self.n_q].copy_from_slice(v0);
+        Ok(())
+    }
+
+    /// Solves from the table's resting guess (first solve) or the previous solution.
+    pub fn solve(&mut self) -> Result<ClsOcpResult> {
+        self.solver.set_parameters(&self.p0)?;
+        let r = self.solver.solve();
+        let w = r.w.clone();
+        let out = self.t.outputs.eval_dense(&[&w, &self.p0])?;
+        let h = out[0].clone();
+        let columns = |v: &[f64], rows: usize| -> Vec<Vec<f64>> {
+            v.chunks(rows.max(1)).map(<[f64]>::to_vec).collect()
+        };
+        let mut t = vec![0.0];
+        for hn in &h {
+            t.push(t.last().unwrap_or(&0.0) + hn);
+        }
+        let table = &self.t.table;
+        let u = (0..self.n_intervals)
+            .map(|k| {
+                table
+                    .read(&w, "u", Some(k), None)
+                    .map(<[f64]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let t_controls = (0..=self.n_intervals).map(|k| t[k * self.n_fe]).collect();
+        self.solver.set_initial_guess(&w)?;
+        let impulses = if self.n_c > 0 {
+            columns(&out[4], self.n_c)
+        } else {
+            vec![vec![]; self.t.n_elements]
+        };
+        Ok(ClsOcpResult {
+            status: r.status,
+            cost: out[5][0],
+            objective: r.objective,
+            comp_residual: r.comp_residual,
+            q: columns(&out[1], self.n_q),
+            v: columns(&out[2], self.n_q),
+            v_post: columns(&out[3], self.n_q),
+            impulses,
+            t,
+            u,
+            t_controls,
+            h,
+            mpcc: r,
+            w,
+            table: table.clone(),
+        })
+    }
+}

@@ -1,0 +1,353 @@
+//! The rigid-body OCP as an MPCC over MX: the first-element kernel once, the element
+//! kernel mapped over the other N · N_FE − 1 elements, each element's left boundary
+//! taken from its predecessor's end-state unknowns, Σh = T/N per interval, step
+//! equilibration between neighbours, costs and terminal constraints; every unknown
+//! named in the variable table.
+
+use super::kernel::{element_kernel, equilibration_kernel, ElementKernel};
+use super::problem::{expression_in, ClsOcp};
+use crate::error::Result;
+use crate::geometry::Geometry;
+use casadi::{Function, Mx, Parallelization, MX};
+use fesd_mpcc::Mpcc;
+use fesd_ocp::VariableTable;
+use fesd_sim::StepEquilibration;
+
+/// The transcribed problem.
+pub(crate) struct Transcription {
+    pub mpcc: Mpcc<Mx>,
+    pub table: VariableTable,
+    /// `outputs(w, par) -> (h, q, v, v_post, impulse, cost)`: step sizes (1 × E),
+    /// positions and pre-impact velocities at the element boundaries (n_q × (E + 1)),
+    /// post-impact velocities and normal impulses at the elements' left boundaries
+    /// (n_q × E, n_c × E), the OCP's cost.
+    pub outputs: Function,
+    /// Number of elements E = N · N_FE.
+    pub n_elements: usize,
+}
+
+/// The given entries of `w` as a `rows × cols` matrix (contiguous: one slice).
+fn gather(w: &MX, idx: Vec<usize>, rows: usize, cols: usize) -> Result<MX> {
+    let (Some(&first), Some(&last)) = (idx.first(), idx.last()) else {
+        return Ok(MX::zeros(rows, cols));
+    };
+    let part = if last + 1 - first == idx.len() {
+        w.slice(first..last + 1)?
+    } else {
+        w.slice(idx)?
+    };
+    Ok(part.reshape(rows, cols)?)
+}
+
+/// Columns side by side.
+fn hcat(items: &[&MX]) -> Result<MX> {
+    Ok(MX::horzcat(items)?)
+}
+
+/// Lays out the unknowns (block-major: controls, elements, step sizes) with bounds and
+/// a resting guess chained along the horizon.
+fn table(
+    ocp: &ClsOcp,
+    first: &ElementKernel,
+    inner: &ElementKernel,
+    geo: &Geometry,
+) -> Result<VariableTable> {
+    let opts = &ocp.options.cls;
+    let (n, n_fe, n_q) = (ocp.n_intervals, opts.n_fe, ocp.model.n_q());
+    let mut t = VariableTable::default();
+    for k in 0..n {
+        t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
+    }
+    let h_nom = ocp.horizon / (n * n_fe) as f64;
+    let (mut q, mut v) = (ocp.q0.clone(), ocp.v0.clone());
+    let mut gap: Vec<f64> = geo
+        .gaps
+        .eval_dense(&[&q, &ocp.p])?
+        .remove(0)
+        .into_iter()
+        .map(|g| g.max(0.0))
+        .collect();
+    for k in 0..n {
+        for m in 0..n_fe {
+            let kernel = if k == 0 && m == 0 { first } else { inner };
+            let params: Vec<f64> = q
+                .iter()
+                .chain(&v)
+                .chain(&gap)
+                .chain(&[h_nom])
+                .chain(&ocp.u_guess)
+                .chain(&ocp.p)
+                .copied()
+                .collect();
+            let guess = kernel.guess.eval_dense(&[&params])?.remove(0);
+            let (mut lb, mut ub) = (kernel.lbw.clone(), kernel.ubw.clone());
+            for (off, lo, hi) in [
+                (kernel.off_q_end, &ocp.q_lower, &ocp.q_upper),
+                (kernel.off_v_end, &ocp.v_lower, &ocp.v_upper),
+            ] {
+                lb[off..off + n_q].copy_from_slice(lo);
+                ub[off..off + n_q].copy_from_slice(hi);
+            }
+            t.add("element", Some(k), Some(m), &lb, &ub, &guess);
+            q = guess[kernel.off_q_end..kernel.off_q_end + n_q].to_vec();
+            v = guess[kernel.off_v_end..kernel.off_v_end + n_q].to_vec();
+            gap = guess[kernel.off_gap_end..kernel.off_gap_end + kernel.n_c].to_vec();
+        }
+    }
+    if opts.use_fesd {
+        let nom = 1.0 / n_fe as f64;
+        let (lo, hi) = ((1.0 - opts.gamma_h) * nom, (1.0 + opts.gamma_h) * nom);
+        for k in 0..n {
+            for m in 0..n_fe {
+                t.add("tau", Some(k), Some(m), &[lo], &[hi], &[nom]);
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// The step-equilibration cost and, for `Direct`, the constraints `η (h_n − h_{n−1})
+/// = 0`, between neighbouring elements of each interval.
+fn equilibration(
+    ocp: &ClsOcp,
+    kernel: &ElementKernel,
+    h: &MX,
+    indicators: &MX,
+) -> Result<(MX, Option<MX>)> {
+    let opts = &ocp.options.cls;
+    let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
+    let next: Vec<usize> = (0..n)
+        .flat_map(|k| (1..n_fe).map(move |m| k * n_fe + m))
+        .collect();
+    let prev: Vec<usize> = next.iter().map(|e| e - 1).collect();
+    let pick = |m: &MX, cols: &[usize]| m.get(.., cols.to_vec());
+    let rho = opts.rho_h;
+    match opts.step_equilibration {
+        StepEquilibration::HeuristicMean => {
+            let d = h - ocp.horizon / (n * n_fe) as f64;
+            Ok((d.dot(&d)? * rho, None))
+        }
+        StepEquilibration::HeuristicDiff => {
+            let d = pick(h, &next)? - pick(h, &prev)?;
+            Ok((d.dot(&d)? * rho, None))
+        }
+        mode => {
+            let f = equilibration_kernel(
+                kernel.n_c,
+                kernel.n_f,
+                mode == StepEquilibration::L2RelaxedScaled,
+            )?;
+            let r = f
+                .map_with(next.len(), Parallelization::Serial)?
+                .call(&[
+                    &pick(indicators, &prev)?,
+                    &pick(indicators, &next)?,
+                    &pick(h, &prev)?,
+                    &pick(h, &next)?,
+                ])?
+                .remove(0);
+            let r = r.reshape(r.numel(), 1)?;
+            if mode == StepEquilibration::Direct {
+                Ok((MX::scalar(0.0), Some(r)))
+            } else {
+                Ok((r.dot(&r)? * rho, None))
+            }
+        }
+    }
+}
+
+/// Constraints with their bounds, collected.
+#[derive(Default)]
+struct Rows {
+    g: Vec<MX>,
+    lb: Vec<f64>,
+    ub: Vec<f64>,
+}
+
+impl Rows {
+    fn push(&mut self, g: MX, lb: Vec<f64>, ub: Vec<f64>) {
+        self.g.push(g);
+        self.lb.extend(lb);
+        self.ub.extend(ub);
+    }
+}
+
+/// Transcribes `ocp` into an MPCC in `w` with the parameters `(q0, v0, p)`.
+pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
+    let tableau = ocp.validate()?;
+    let (model, opts) = (&ocp.model, &ocp.options.cls);
+    let geo = Geometry::new(model)?;
+    let lagrange = match &ocp.lagrange {
+        Some(l) => Some(expression_in(
+            "Lagrange term",
+            l,
+            &[
+                ("q", &model.q),
+                ("v", &model.v),
+                ("u", &model.u),
+                ("p", &model.p),
+            ],
+        )?),
+        None => None,
+    };
+    let first = element_kernel(model, opts, &tableau, &geo, true, lagrange.as_ref())?;
+    let inner = element_kernel(model, opts, &tableau, &geo, false, lagrange.as_ref())?;
+    let (n, n_fe, n_q, n_u, n_p) = (
+        ocp.n_intervals,
+        opts.n_fe,
+        model.n_q(),
+        ocp.n_u(),
+        model.p.nrow(),
+    );
+    let e_count = n * n_fe;
+    let table = table(ocp, &first, &inner, &geo)?;
+    let w = MX::sym("w", table.len());
+    let par = MX::sym("par", 2 * n_q + n_p);
+    let (q0, v0, p) = (
+        par.slice(0..n_q)?,
+        par.slice(n_q..2 * n_q)?,
+        par.slice(2 * n_q..2 * n_q + n_p)?,
+    );
+    let elems = gather(&w, table.indices("element"), inner.n_w, e_count)?;
+    let us = gather(&w, table.indices("u"), n_u, n)?;
+    let interval_of: Vec<usize> = (0..e_count).map(|e| e / n_fe).collect();
+    let u_el = if n_u > 0 {
+        us.get(.., interval_of)?
+    } else {
+        MX::zeros(0, e_count)
+    };
+    let h = if opts.use_fesd {
+        gather(&w, table.indices("tau"), 1, e_count)? * (ocp.horizon / n as f64)
+    } else {
+        MX::from_slice(&vec![ocp.horizon / e_count as f64; e_count]).reshape(1, e_count)?
+    };
+    let rows_of = |off: usize, len: usize| elems.get(off..off + len, ..);
+    let (q_end, v_end, gap_end) = (
+        rows_of(inner.off_q_end, n_q)?,
+        rows_of(inner.off_v_end, n_q)?,
+        rows_of(inner.off_gap_end, inner.n_c)?,
+    );
+    // The gaps at q0 are data, clipped at zero (a resting contact may start a hair inside).
+    let gap0 = geo
+        .gaps
+        .call(&[&q0, &p])?
+        .remove(0)
+        .fmax(&MX::zeros(inner.n_c, 1))?;
+    let col0 = |m: &MX| m.get(.., 0usize);
+    let vec = |m: &MX| m.reshape(m.numel(), 1);
+    let out0 = first.f.call(&[
+        &col0(&elems)?,
+        &q0,
+        &v0,
+        &gap0,
+        &col0(&h)?,
+        &col0(&u_el)?,
+        &p,
+    ])?;
+    let mut outs: Vec<MX> = out0.clone();
+    if e_count > 1 {
+        let rest = |m: &MX| m.get(.., 1..e_count);
+        let before = |m: &MX| m.get(.., 0..e_count - 1);
+        let mapped = inner.f.map_with(e_count - 1, Parallelization::Serial)?;
+        let out = mapped.call(&[
+            &rest(&elems)?,
+            &before(&q_end)?,
+            &before(&v_end)?,
+            &before(&gap_end)?,
+            &rest(&h)?,
+            &rest(&u_el)?,
+            &p,
+        ])?;
+        // g, G and H (the first three outputs) differ in length between the first
+        // element and the others: stacked as columns; the rest side by side.
+        outs = out0
+            .iter()
+            .zip(&out)
+            .enumerate()
+            .map(|(i, (a, b))| {
+                if i < 3 {
+                    Ok(MX::vertcat(&[&vec(a)?, &vec(b)?])?)
+                } else {
+                    hcat(&[a, b])
+                }
+            })
+            .collect::<Result<_>>()?;
+    }
+    let mut rows = Rows::default();
+    let repeat = |v: &[f64]| {
+        std::iter::repeat_n(v.to_vec(), e_count - 1)
+            .flatten()
+            .collect::<Vec<f64>>()
+    };
+    rows.push(
+        vec(&outs[0])?,
+        [first.lbg.clone(), repeat(&inner.lbg)].concat(),
+        [first.ubg.clone(), repeat(&inner.ubg)].concat(),
+    );
+    if opts.use_fesd {
+        // Σ_n h_{k,n} = T/N in every interval (equidistant control grid).
+        let sums: Vec<MX> = (0..n)
+            .map(|k| Ok(h.get(0usize, k * n_fe..(k + 1) * n_fe)?.sum()))
+            .collect::<Result<_>>()?;
+        let sums = MX::vertcat(&sums.iter().collect::<Vec<_>>())? - ocp.horizon / n as f64;
+        rows.push(sums, vec![0.0; n], vec![0.0; n]);
+    }
+    let (q_t, v_t) = (q_end.get(.., e_count - 1)?, v_end.get(.., e_count - 1)?);
+    let terminal_inputs = [("q", &model.q), ("v", &model.v), ("p", &model.p)];
+    if let Some(c) = &ocp.terminal {
+        let cf = expression_in("terminal constraint", &c.expr, &terminal_inputs)?;
+        rows.push(
+            cf.call(&[&q_t, &v_t, &p])?.remove(0),
+            c.lower.clone(),
+            c.upper.clone(),
+        );
+    }
+    let mut cost = outs[4].sum();
+    if let Some(phi) = &ocp.mayer {
+        cost = cost
+            + expression_in("Mayer term", phi, &terminal_inputs)?
+                .call(&[&q_t, &v_t, &p])?
+                .remove(0);
+    }
+    let mut f = &cost + outs[3].sum();
+    if opts.use_fesd && n_fe > 1 {
+        let (penalty, exact) = equilibration(ocp, &inner, &h, &outs[5])?;
+        f = f + penalty;
+        if let Some(r) = exact {
+            rows.push(r.clone(), vec![0.0; r.numel()], vec![0.0; r.numel()]);
+        }
+    }
+    let mut mpcc = Mpcc::new(w.clone(), f, vec(&outs[1])?, vec(&outs[2])?);
+    mpcc.p = par.clone();
+    mpcc.g = MX::vertcat(&rows.g.iter().collect::<Vec<_>>())?;
+    mpcc.lbg = rows.lb;
+    mpcc.ubg = rows.ub;
+    mpcc.lbw = table.lb.clone();
+    mpcc.ubw = table.ub.clone();
+    mpcc.w0 = table.guess.clone();
+    mpcc.p0 = ocp
+        .q0
+        .iter()
+        .chain(&ocp.v0)
+        .chain(&ocp.p)
+        .copied()
+        .collect();
+    let outputs = Function::new(
+        "cls_ocp_outputs",
+        &[("w", &w), ("par", &par)],
+        &[
+            ("h", &h),
+            ("q", &hcat(&[&q0, &q_end])?),
+            ("v", &hcat(&[&v0, &v_end])?),
+            ("v_post", &outs[6]),
+            ("impulse", &outs[7]),
+            ("cost", &cost),
+        ],
+    )?;
+    Ok(Transcription {
+        mpcc,
+        table,
+        outputs,
+        n_elements: e_count,
+    })
+}
