@@ -20,10 +20,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let target = [-3.0, 0.5, 0.0, 0.5, 3.0, 0.5];
     let q0 = [-2.0, 0.5, 0.0, 0.5, 2.0, 0.5];
     let xs = SX::vertcat(&[&q.at(0)?, &q.at(2)?, &q.at(4)?, &v])?;
+    let xs_dev = &xs - SX::from_slice(&[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     let mut ocp = ClsOcp::new(model, 6.0, 15, &q0, &[0.0; 6])
         .with_control_bounds(&[-30.0], &[30.0])
         .with_lagrange(&u * &u)
-        .with_terminal(xs, &[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        .with_terminal(xs.clone(), &[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     ocp.options.cls.n_fe = 3;
     ocp.options.homotopy.verbosity = 1;
     for arg in std::env::args().skip(1) {
@@ -34,6 +35,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "kappa" => ocp.options.homotopy.kappa = num()?,
             "n_fe" => ocp.options.cls.n_fe = num()? as usize,
             "rho_h" => ocp.options.cls.rho_h = num()?,
+            "steering" => ocp.options.homotopy.steering = val.parse()?,
+            "relaxation" => ocp.options.homotopy.relaxation = val.parse()?,
+            "soft" => {
+                let d = xs_dev.clone();
+                ocp.terminal = None;
+                ocp.mayer = Some(d.dot(&d)? * num()?);
+            }
+            "cross" => ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?,
+            "rest" => {
+                ocp.terminal = None;
+                ocp.u_lower = vec![0.0];
+                ocp.u_upper = vec![0.0];
+            }
             "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
             _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),
         }

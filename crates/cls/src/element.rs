@@ -176,6 +176,11 @@ impl<'a> Builder<'a> {
             let sp = lift(&mut self.w, &mut self.con, &format!("slip_plus_{k}"), &f.gamma + v);
             let sm = lift(&mut self.w, &mut self.con, &format!("slip_minus_{k}"), &f.gamma - v);
             let sg = lift(&mut self.w, &mut self.con, &format!("cone_{k}"), &self.mu * nrm - &f.plus - &f.minus);
+            if self.opts.slip_complementarity {
+                for i in 0..self.n_f() {
+                    self.pairs.push((sp.at(i)?, sm.at(i)?));
+                }
+            }
             slacks.push((sp, sm, sg));
         }
         for i in 0..self.n_f() {

@@ -54,6 +54,13 @@ pub struct ClsOptions {
     /// this picks zero impulses and γ = |tᵀv|. Where the constraints fix them (an
     /// impact, a slide) the term changes nothing.
     pub rho_multipliers: f64,
+    /// Adds the pair `(γ + tᵀv) ⊥ (γ − tᵀv)` at every frictional point, which makes
+    /// γ = |tᵀv| (its value at every physical solution) even where the contact is open
+    /// and γ is otherwise free (default false; the optimal control problem's default
+    /// is true, where `rho_multipliers` is 0). Measured on three boxes at rest over 45
+    /// elements: without it γ drifts to ~1e6 in the first homotopy NLP and the next
+    /// one starts with a violation of 1e3.
+    pub slip_complementarity: bool,
 }
 
 impl Default for ClsOptions {
@@ -71,6 +78,7 @@ impl Default for ClsOptions {
             mass_matrix: MassMatrixForm::default(),
             rho_multipliers: 1.0,
             contact_tol: 1e-7,
+            slip_complementarity: false,
         }
     }
 }

