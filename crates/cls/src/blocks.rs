@@ -61,18 +61,24 @@ pub(crate) struct Constraints {
     pub g: Vec<SX>,
     pub lb: Vec<f64>,
     pub ub: Vec<f64>,
+    /// Source line of every row (where it was written), for diagnostics.
+    pub origin: Vec<u32>,
 }
 
 impl Constraints {
     /// `e = 0`.
+    #[track_caller]
     pub fn eq(&mut self, e: SX) {
+        self.origin.extend(std::iter::repeat_n(std::panic::Location::caller().line(), e.nrow()));
         self.lb.extend(std::iter::repeat_n(0.0, e.nrow()));
         self.ub.extend(std::iter::repeat_n(0.0, e.nrow()));
         self.g.push(e);
     }
 
     /// `e ≥ 0`.
+    #[track_caller]
     pub fn nonneg(&mut self, e: SX) {
+        self.origin.extend(std::iter::repeat_n(std::panic::Location::caller().line(), e.nrow()));
         self.lb.extend(std::iter::repeat_n(0.0, e.nrow()));
         self.ub.extend(std::iter::repeat_n(f64::INFINITY, e.nrow()));
         self.g.push(e);
@@ -80,6 +86,7 @@ impl Constraints {
 }
 
 /// A new nonnegative unknown `y` with the constraint `y = e` (predicted as `e`).
+#[track_caller]
 pub(crate) fn lift(w: &mut Blocks, con: &mut Constraints, name: &str, e: SX) -> SX {
     let (y, _) = w.add(name, e.nrow(), 0.0, f64::INFINITY, e.clone());
     con.eq(&y - e);

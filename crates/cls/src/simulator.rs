@@ -181,9 +181,9 @@ impl ClsSimulator {
         &self.step
     }
 
-    /// Simulates `n_steps` steps of length `step` from `(q0, v0)` with constant
-    /// controls `u` and parameters `p`.
-    pub fn simulate(&mut self, q0: &[f64], v0: &[f64], u: &[f64], p: &[f64]) -> Result<ClsSimulation> {
+    /// Sizes and values of an initial state, controls and parameters; q0 must not
+    /// penetrate a contact.
+    fn check_inputs(&self, q0: &[f64], v0: &[f64], u: &[f64], p: &[f64]) -> Result<()> {
         let n_q = self.step.layout.n_q;
         for (what, vals, n) in [("q0", q0, n_q), ("v0", v0, n_q), ("u", u, self.n_u), ("p", p, self.n_p)] {
             if vals.len() != n {
@@ -197,6 +197,28 @@ impl ClsSimulator {
         if let Some((l, g)) = gaps.iter().enumerate().find(|(_, g)| **g < -self.opts.cls.contact_tol) {
             return Err(ClsError::BadInput { what: "q0", reason: format!("penetrates contact {l} (gap {g:e} < 0)") });
         }
+        Ok(())
+    }
+
+    /// Solves one piece of length `length` from `(q, v)` with the control `u`, without
+    /// halving: every homotopy from the predicted motion, then from the resting guess.
+    /// The result's `w` is laid out as [`ClsStep`]'s (a failed piece returns its last
+    /// iterate with its status).
+    pub fn solve_piece(&mut self, q: &[f64], v: &[f64], u: &[f64], p: &[f64], length: f64) -> Result<MpccResult> {
+        self.check_inputs(q, v, u, p)?;
+        if !(length.is_finite() && length > 0.0) {
+            return Err(ClsError::BadInput { what: "length", reason: format!("{length} must be positive and finite") });
+        }
+        let params: Vec<f64> = q.iter().chain(v).chain(u).chain(p).copied().chain([length]).collect();
+        self.solver.set_parameters(&params)?;
+        let guess = self.step.initial_guess(&params)?;
+        Ok(self.attempt(&guess, (q, v, &params), 0.0, length, 0)?.0)
+    }
+
+    /// Simulates `n_steps` steps of length `step` from `(q0, v0)` with constant
+    /// controls `u` and parameters `p`.
+    pub fn simulate(&mut self, q0: &[f64], v0: &[f64], u: &[f64], p: &[f64]) -> Result<ClsSimulation> {
+        self.check_inputs(q0, v0, u, p)?;
         let mut sim = ClsSimulation { t: vec![0.0], q: vec![q0.to_vec()], v: vec![v0.to_vec()], ..Default::default() };
         let mut guess = Vec::new();
         for k in 0..self.opts.n_steps {

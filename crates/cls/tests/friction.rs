@@ -89,3 +89,28 @@ fn oblique_impacts_follow_the_impulse_friction_law() {
     assert!((imp.v_after[1] + eps * vy).abs() < 1e-6, "{imp:?}");
     assert!(imp.v_after[0].abs() < 1e-6, "{imp:?}");
 }
+
+/// The three boxes of the manipulation example, the middle one pushed left with
+/// u = 5: it slides (a = u − μg) into box 1 at gap 1, the plastic impact halves its
+/// speed, and both slide on with a = (u − 2μg)/2; closed form at t = 1.2.
+#[test]
+fn three_boxes_push_matches_the_closed_form() {
+    let (u, mu_g) = (5.0, 0.2 * G);
+    let mut opts = ClsSimulatorOptions { step: 0.4, n_steps: 3, ..Default::default() };
+    opts.cls.n_fe = 3;
+    let mut sim = ClsSimulator::new(&fesd_cls::models::three_boxes().unwrap(), opts).unwrap();
+    let r = sim.simulate(&[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6], &[-u], &[]).unwrap();
+    assert!(r.failed_steps().is_empty());
+    let a1 = u - mu_g;
+    let t_hit = (2.0 / a1).sqrt();
+    let v_after = a1 * t_hit / 2.0;
+    let a2 = (u - 2.0 * mu_g) / 2.0;
+    let dt = 1.2 - t_hit;
+    let (v_end, x1_end) = (v_after + a2 * dt, -2.0 - (v_after * dt + 0.5 * a2 * dt * dt));
+    let hit = r.impacts.iter().find(|i| i.contact == 0).expect("box 2 hits box 1");
+    assert!((hit.time - t_hit).abs() < 1e-6, "impact at {} vs {t_hit}", hit.time);
+    let (q, v) = (r.q_final(), r.v_final());
+    assert!((q[0] - x1_end).abs() < 1e-6 && (q[2] - (x1_end + 1.0)).abs() < 1e-6, "{q:?} vs {x1_end}");
+    assert!((v[0] + v_end).abs() < 1e-6 && (v[2] + v_end).abs() < 1e-6, "{v:?} vs {v_end}");
+    assert!((q[4] - 2.0).abs() < 1e-7 && v[4].abs() < 1e-7, "box 3 stays: {q:?}");
+}

@@ -31,6 +31,8 @@ pub(crate) struct ElementKernel {
     pub ubw: Vec<f64>,
     pub lbg: Vec<f64>,
     pub ubg: Vec<f64>,
+    /// Source line (in the element builder) of every row of `g`.
+    pub row_origin: Vec<u32>,
     pub off_q_end: usize,
     pub off_v_end: usize,
     pub off_gap_end: usize,
@@ -125,6 +127,7 @@ pub(crate) fn element_kernel(
         ubw: b.w.ub,
         lbg: b.con.lb,
         ubg: b.con.ub,
+        row_origin: b.con.origin,
         off_q_end: e.off_q_end,
         off_v_end: e.off_v_end,
         off_gap_end: e.off_gap_end,

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 /// (warm-started from the previous solution, nothing recompiled).
 pub struct ClsOcpSolver {
     t: Transcription,
+    ocp: ClsOcp,
     solver: MpccSolver,
     p0: Vec<f64>,
     n_q: usize,
@@ -101,6 +102,7 @@ impl ClsOcpSolver {
         let t = transcribe(ocp)?;
         let solver = MpccSolver::new(&t.mpcc, ocp.options.homotopy.clone())?;
         Ok(ClsOcpSolver {
+            ocp: ocp.clone(),
             p0: t.mpcc.p0.clone(),
             solver,
             n_q: ocp.model.n_q(),
@@ -135,6 +137,69 @@ impl ClsOcpSolver {
         self.p0[..self.n_q].copy_from_slice(q0);
         self.p0[self.n_q..2 * self.n_q].copy_from_slice(v0);
         Ok(())
+    }
+
+    /// Replaces the initial guess by a simulation of the guessed controls `u` (one
+    /// row per interval) from the current initial state: each interval one piece of
+    /// the FESD-J simulator with the OCP's own discretization (the same unknowns,
+    /// element by element), so contacts, impacts and slides start where the guessed
+    /// controls put them. Returns the number of intervals whose piece did not
+    /// converge (their last iterate is used).
+    pub fn guess_by_simulation(&mut self, u: &[Vec<f64>]) -> Result<usize> {
+        let (n, n_q) = (self.n_intervals, self.n_q);
+        if u.len() != n || u.iter().any(|row| row.len() != self.ocp.n_u()) {
+            return Err(ClsError::BadInput { what: "u", reason: format!("{n} rows of {} controls expected", self.ocp.n_u()) });
+        }
+        // The simulator's own tie-break and no slip pairs: the same unknowns, the
+        // simulator's tested formulation.
+        let cls = crate::options::ClsOptions { rho_multipliers: 1.0, ..self.ocp.options.cls.clone() };
+        let length = self.ocp.horizon / n as f64;
+        let opts = crate::simulator::ClsSimulatorOptions { cls, step: length, n_steps: 1, ..Default::default() };
+        let mut sim = crate::simulator::ClsSimulator::new(&self.ocp.model, opts)?;
+        let (mut q, mut v) = (self.p0[..n_q].to_vec(), self.p0[n_q..2 * n_q].to_vec());
+        let p = self.p0[2 * n_q..].to_vec();
+        let mut w = self.t.table.guess.clone();
+        let mut failed = 0;
+        for (k, uk) in u.iter().enumerate() {
+            let r = sim.solve_piece(&q, &v, uk, &p, length)?;
+            failed += usize::from(!r.status.is_converged());
+            let layout = &sim.step_problem().layout;
+            let put = |w: &mut Vec<f64>, name: &str, m: Option<usize>, values: &[f64]| {
+                if let Some(b) = self.t.table.block(name, Some(k), m) {
+                    w[b.offset..b.offset + b.len].copy_from_slice(&values[..b.len]);
+                }
+            };
+            put(&mut w, "u", None, uk);
+            let start = layout.tau.as_ref().map_or(0, |t| t.len());
+            for m in 0..self.n_fe {
+                if let Some(tau) = &layout.tau {
+                    put(&mut w, "tau", Some(m), &[r.w[tau[m]]]);
+                }
+                let n_w = self.t.element_len;
+                put(&mut w, "element", Some(m), &r.w[start + m * n_w..start + (m + 1) * n_w]);
+            }
+            let last = self.n_fe - 1;
+            q = r.w[layout.q_end[last]..layout.q_end[last] + n_q].to_vec();
+            v = r.w[layout.v_end[last]..layout.v_end[last] + n_q].to_vec();
+        }
+        self.solver.set_initial_guess(&w)?;
+        Ok(failed)
+    }
+
+    /// The `count` largest constraint violations at `w` (e.g. a failed solve's last
+    /// iterate), each with what the row is: `element e: element.rs:L` (the line of
+    /// the element builder that wrote it), `Σh = T/N`, `terminal constraint`, `step
+    /// equilibration`. Bounds and complementarity pairs are not included.
+    pub fn constraint_violations(&self, w: &[f64], count: usize) -> Result<Vec<(String, f64)>> {
+        if w.len() != self.t.table.len() {
+            return Err(ClsError::BadInput { what: "w", reason: format!("{} values expected", self.t.table.len()) });
+        }
+        let g = self.t.g.eval_dense(&[w, &self.p0])?.remove(0);
+        let (lb, ub) = (&self.t.mpcc.lbg, &self.t.mpcc.ubg);
+        let mut v: Vec<(String, f64)> = g.iter().enumerate().map(|(i, x)| (self.t.row_labels[i].clone(), (lb[i] - x).max(x - ub[i]).max(0.0))).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v.truncate(count);
+        Ok(v)
     }
 
     /// Solves from the table's resting guess (first solve) or the previous solution.

@@ -24,6 +24,12 @@ pub(crate) struct Transcription {
     pub outputs: Function,
     /// Number of elements E = N · N_FE.
     pub n_elements: usize,
+    /// Unknowns of one element.
+    pub element_len: usize,
+    /// `g(w, par)`: every constraint row, for diagnostics.
+    pub g: Function,
+    /// What each row of `g` is (`element e: line L of the element builder`, …).
+    pub row_labels: Vec<String>,
 }
 
 /// The given entries of `w` as a `rows × cols` matrix (contiguous: one slice).
@@ -162,6 +168,7 @@ struct Rows {
     g: Vec<MX>,
     lb: Vec<f64>,
     ub: Vec<f64>,
+    labels: Vec<String>,
 }
 
 impl Rows {
@@ -169,6 +176,12 @@ impl Rows {
         self.g.push(g);
         self.lb.extend(lb);
         self.ub.extend(ub);
+    }
+
+    /// Labels the rows added since the last labelled one as `what`.
+    fn label(&mut self, what: &str) {
+        let n = self.lb.len() - self.labels.len();
+        self.labels.extend(std::iter::repeat_n(what.to_string(), n));
     }
 }
 
@@ -284,6 +297,10 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         [first.lbg.clone(), repeat(&inner.lbg)].concat(),
         [first.ubg.clone(), repeat(&inner.ubg)].concat(),
     );
+    rows.labels.extend(first.row_origin.iter().map(|l| format!("element 0: element.rs:{l}")));
+    for e in 1..e_count {
+        rows.labels.extend(inner.row_origin.iter().map(|l| format!("element {e}: element.rs:{l}")));
+    }
     if opts.use_fesd {
         // Σ_n h_{k,n} = T/N in every interval (equidistant control grid).
         let sums: Vec<MX> = (0..n)
@@ -291,6 +308,7 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
             .collect::<Result<_>>()?;
         let sums = MX::vertcat(&sums.iter().collect::<Vec<_>>())? - ocp.horizon / n as f64;
         rows.push(sums, vec![0.0; n], vec![0.0; n]);
+        rows.label("Σh = T/N");
     }
     let (q_t, v_t) = (q_end.get(.., e_count - 1)?, v_end.get(.., e_count - 1)?);
     let terminal_inputs = [("q", &model.q), ("v", &model.v), ("p", &model.p)];
@@ -301,6 +319,7 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
             c.lower.clone(),
             c.upper.clone(),
         );
+        rows.label("terminal constraint");
     }
     let mut cost = outs[4].sum();
     if let Some(phi) = &ocp.mayer {
@@ -315,11 +334,14 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         f = f + penalty;
         if let Some(r) = exact {
             rows.push(r.clone(), vec![0.0; r.numel()], vec![0.0; r.numel()]);
+            rows.label("step equilibration");
         }
     }
     let mut mpcc = Mpcc::new(w.clone(), f, vec(&outs[1])?, vec(&outs[2])?);
     mpcc.p = par.clone();
     mpcc.g = MX::vertcat(&rows.g.iter().collect::<Vec<_>>())?;
+    let g = Function::new("cls_ocp_g", &[("w", &w), ("par", &par)], &[("g", &mpcc.g)])?;
+    let row_labels = std::mem::take(&mut rows.labels);
     mpcc.lbg = rows.lb;
     mpcc.ubg = rows.ub;
     mpcc.lbw = table.lb.clone();
@@ -349,5 +371,8 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         table,
         outputs,
         n_elements: e_count,
+        element_len: inner.n_w,
+        g,
+        row_labels,
     })
 }
