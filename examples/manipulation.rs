@@ -14,7 +14,8 @@
 //! one `impact_time = …` line per impulse between the boxes.
 //!
 //! Arguments `key=value`: `sigma_0`, `kappa`, `n_fe`, `rho_h`, `steering`,
-//! `relaxation`, `cross` (0–3), `rho_multipliers`, `max_recoveries`, `single=X`
+//! `relaxation`, `cross` (0–3), `rho_multipliers`, `rho_impulses`, `max_recoveries`, `n_intervals`,
+//! `single=X`
 //! (push only the right box, to X), `soft=W` (targets as a quadratic Mayer term of
 //! weight W), `rest=1` (u = 0, no targets), `noguess=1` (start at rest instead of a
 //! simulated guess); any other key is an Ipopt option.
@@ -39,6 +40,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_lagrange(&u * &u)
         .with_terminal(xs.clone(), &[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[-3.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     ocp.options.cls.n_fe = 3;
+    // Resting contacts: without an ℓ1 cost on the impulses the relaxation makes the
+    // boxes hop (impulses √σ) and the homotopy ends infeasible at σ ≈ 1e-4.
+    ocp.options.cls.rho_impulses = 1.0;
     ocp.options.homotopy.verbosity = 1;
     for arg in std::env::args().skip(1) {
         let Some((k, val)) = arg.split_once('=') else { return Err(format!("{arg}: expected key=value").into()) };
@@ -61,12 +65,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ocp.terminal = Some(fesd::cls::ClsTerminalConstraint { expr: e, lower: vec![num()?, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], upper: vec![num()?, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0] });
             }
             "noguess" => guess = false,
+            "n_intervals" => ocp.n_intervals = num()? as usize,
             "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
             "rest" => {
                 ocp.terminal = None;
                 ocp.u_lower = vec![0.0];
                 ocp.u_upper = vec![0.0];
             }
+            "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
             "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
             _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),
         }
@@ -75,7 +81,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("build {:.1} s, {} unknowns", solver.build_time().as_secs_f64(), solver.table().len());
     // A rough guess of the maneuver: push left, coast, push right, coast; simulated
     // with the OCP's own discretization to start the homotopy.
-    let u_guess: Vec<Vec<f64>> = [-5.0, -5.0, 0.0, 0.0, 5.0, 5.0, 5.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0].iter().map(|&u| vec![u]).collect();
+    let n = ocp.n_intervals;
+    let phase = |t: f64| if t < 0.8 { -5.0 } else if t < 1.6 { 0.0 } else if t < 3.2 { 5.0 } else { 0.0 };
+    let u_guess: Vec<Vec<f64>> = (0..n).map(|k| vec![phase((k as f64 + 0.5) * 6.0 / n as f64)]).collect();
     if guess {
         let failed = solver.guess_by_simulation(&u_guess)?;
         println!("initial guess simulated ({failed} intervals did not converge)");

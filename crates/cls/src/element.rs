@@ -104,6 +104,9 @@ pub(crate) struct Builder<'a> {
     pub pairs: Vec<(SX, SX)>,
     /// Multipliers the relaxation leaves free, for the tie-break cost.
     pub tie_break: Vec<SX>,
+    /// The normal impulses of every element (Σ over contacts), for an impulse-only
+    /// tie-break.
+    pub impulses: Vec<SX>,
 }
 
 impl<'a> Builder<'a> {
@@ -128,6 +131,7 @@ impl<'a> Builder<'a> {
             con: Constraints::default(),
             pairs: Vec::new(),
             tie_break: Vec::new(),
+            impulses: Vec::new(),
         }
     }
 
@@ -220,6 +224,7 @@ impl<'a> Builder<'a> {
         let (z_minus, _) = self.w.add(&format!("newton_minus_{n}"), n_c, 0.0, INF, (-&newton).fmax(&zero)?);
         self.con.eq(&z_plus - &z_minus - newton);
         self.tie_break.extend([lam.sum(), z_plus.sum(), z_minus.sum()]);
+        self.impulses.push(lam.sum());
         for l in 0..n_c {
             let (lam_l, zp, zm) = (lam.at(l)?, z_plus.at(l)?, z_minus.at(l)?);
             self.pairs.extend([(lam_l.clone(), zp.clone()), (lam_l, zm.clone()), (zp, zm)]);

@@ -88,7 +88,8 @@ pub(crate) fn element_kernel(
         ind.gamma.clone(),
         ind.cone.clone(),
     ])?;
-    let tie = opts.rho_multipliers * b.tie_break.iter().fold(SX::scalar(0.0), |a, c| a + c);
+    let tie = opts.rho_multipliers * b.tie_break.iter().fold(SX::scalar(0.0), |a, c| a + c)
+        + opts.rho_impulses * b.impulses.iter().fold(SX::scalar(0.0), |a, c| a + c);
     let (big_g, big_h): (Vec<SX>, Vec<SX>) = b.pairs.iter().cloned().unzip();
     let inputs = [
         ("w", &w),

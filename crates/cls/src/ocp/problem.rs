@@ -14,13 +14,16 @@ use serde::{Deserialize, Serialize};
 pub struct ClsOcpOptions {
     /// The FESD-J discretization; `n_fe` is the number of finite elements per control
     /// interval (nosnoc's `N_finite_elements`). Defaults as for simulation except
-    /// `rho_multipliers = 0` and `slip_complementarity = true`. In an OCP the ℓ1
-    /// tie-break is a cost on |tᵀv| (through γ) and on approach velocities (through
-    /// Newton's split) that competes with the user's cost: on a box pushed 1 m in 2 s
-    /// against friction 0.2 (min ∫u², N = 10) it waits 0.6 s stuck and ends at cost
-    /// 10.007 without reaching comp_tol; without it the solve reaches the exact
-    /// piecewise-constant optimum 9.2140 of its sliding pattern. The slip pair then
-    /// keeps γ = |tᵀv| where a contact is open (otherwise γ is free there and drifts).
+    /// `rho_multipliers = 0` and `slip_complementarity = true`.
+    /// In an OCP the full ℓ1 tie-break is a cost on |tᵀv| (through γ) and on
+    /// approach velocities (through Newton's split) that competes with the user's
+    /// cost: on a box pushed 1 m in 2 s against friction 0.2 (min ∫u², N = 10) it waits
+    /// 0.6 s stuck and ends at cost 10.007 without reaching comp_tol; without it the
+    /// solve reaches the exact piecewise-constant optimum 9.2140 of its sliding
+    /// pattern. The slip pair keeps γ = |tᵀv| where a contact is open (otherwise γ is
+    /// free there and drifts). `rho_impulses` (ℓ1 on the normal impulses alone)
+    /// removes the √σ hops of resting contacts; it stays 0 by default: on the pushed
+    /// box, weight 1 costs the homotopy a recovery and comp_tol is not reached.
     pub cls: ClsOptions,
     /// The MPCC homotopy (Scholtes relaxation, σ₀, κ, comp_tol, Ipopt options).
     pub homotopy: HomotopyOptions,
