@@ -186,6 +186,34 @@ impl ClsOcpSolver {
         Ok(failed)
     }
 
+    /// Re-simulates the optimal controls of `r` with the FESD-J simulator
+    /// (`steps_per_interval` steps per control interval, the simulator's defaults
+    /// otherwise) from `r`'s initial state and returns the terminal error
+    /// `max_i |q_i^sim(T) − q_i(T)|, |v_i^sim(T) − v_i(T)|`: the accuracy measure of
+    /// the FESD papers.
+    pub fn resimulate(&self, r: &ClsOcpResult, steps_per_interval: usize) -> Result<f64> {
+        if steps_per_interval == 0 {
+            return Err(ClsError::BadInput { what: "steps_per_interval", reason: "needs at least one step".into() });
+        }
+        let (Some(q0), Some(v0), Some(q_t), Some(v_t)) = (r.q.first(), r.v.first(), r.q.last(), r.v.last()) else {
+            return Err(ClsError::BadInput { what: "result", reason: "has no states".into() });
+        };
+        let length = self.ocp.horizon / self.n_intervals as f64;
+        let mut opts = crate::simulator::ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
+        opts.cls.rk_family = self.ocp.options.cls.rk_family;
+        opts.cls.n_s = self.ocp.options.cls.n_s;
+        let mut sim = crate::simulator::ClsSimulator::new(&self.ocp.model, opts)?;
+        let p = self.p0[2 * self.n_q..].to_vec();
+        let (mut q, mut v) = (q0.clone(), v0.clone());
+        for u in &r.u {
+            let piece = sim.simulate(&q, &v, u, &p)?;
+            q = piece.q_final().to_vec();
+            v = piece.v_final().to_vec();
+        }
+        let err = |a: &[f64], b: &[f64]| a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        Ok(err(&q, q_t).max(err(&v, v_t)))
+    }
+
     /// The `count` largest constraint violations at `w` (e.g. a failed solve's last
     /// iterate), each with what the row is: `element e: element.rs:L` (the line of
     /// the element builder that wrote it), `Σh = T/N`, `terminal constraint`, `step
