@@ -18,7 +18,7 @@
 //!
 //! Other `key=value` arguments: `sigma_0`, `kappa`, `n_fe`, `n_intervals`,
 //! `steering`, `relaxation`, `cross` (0–3), `rho_impulses`, `rho_multipliers`,
-//! `max_recoveries`, `resimulate=1`, `guess=1` (start from a simulation of a rough push-left,
+//! `max_recoveries`, `n_homotopy`, `resimulate=1`, `guess=1` (start from a simulation of a rough push-left,
 //! push-right control instead of rest); any other key is an Ipopt option.
 //!
 //! Run: `cargo run --release --example manipulation [-- task=three]`
@@ -64,6 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
             "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
             "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
+            "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
             "guess" => guess = num()? != 0.0,
             "resimulate" => {}
             _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),

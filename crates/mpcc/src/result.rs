@@ -153,8 +153,9 @@ pub struct MpccResult {
     pub total_iterations: usize,
     /// Wall-time split.
     pub timing: Timing,
-    /// The number of homotopy NLPs planned (σ_0 … σ_N); fewer in `steps` when
-    /// comp_tol was reached early (a normal end, not a message).
+    /// The number of homotopy NLPs planned (σ_0 … σ_N, extended when a recovery
+    /// makes κ gentler); fewer in `steps` when comp_tol was reached early (a normal
+    /// end, not a message).
     #[serde(default)]
     pub planned_steps: usize,
     /// What went differently from the plan (recoveries, failures, a hand-over to the

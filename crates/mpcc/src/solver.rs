@@ -282,7 +282,7 @@ impl MpccSolver {
     /// records where it would go on; `resume` goes on from such a record.
     fn run_homotopy(&mut self, handover: Option<f64>, resume_at: Option<(Vec<f64>, f64, usize)>) -> MpccResult {
         let t_total = Instant::now();
-        let n_steps = self.planned_steps();
+        let mut n_steps = self.planned_steps();
         let sigma_n = self.opts.sigma_final();
         let mut kappa = self.opts.kappa;
         let mut sigma = self.opts.sigma_0;
@@ -417,6 +417,11 @@ impl MpccSolver {
                         x = good.x.clone();
                         sigma = next;
                         recovery = true;
+                        if self.opts.n_homotopy.is_none() {
+                            // A derived plan still ends at σ_N with the gentler κ.
+                            let needed = 1 + ((sigma_n / next).ln() / kappa.ln() - 1e-9).ceil().max(0.0) as usize;
+                            n_steps = n_steps.max(k + needed);
+                        }
                         continue;
                     }
                     None if recoveries < self.opts.max_recoveries => {
