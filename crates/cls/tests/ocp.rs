@@ -114,3 +114,22 @@ fn bad_rigid_body_ocps_are_refused_by_name() {
     let crossed = ClsOcp::new(model, 1.0, 4, &[0.0, 0.5], &[0.0, 0.0]).with_control_bounds(&[1.0], &[-1.0]);
     assert!(matches!(ClsOcpSolver::new(&crossed), Err(ClsError::BadInput { what: "control bounds", .. })));
 }
+
+/// A recovery that makes κ gentler (here at σ = 1e-4, with the impulse tie-break on)
+/// still ends at comp_tol: the homotopy's plan is extended to reach σ_N, also after a
+/// hand-over to the active-set finish (before, it stopped at σ = 3e-7 with its steps
+/// used up).
+#[test]
+fn a_gentler_kappa_after_a_recovery_still_reaches_comp_tol() {
+    let (model, q, v, u) = pushed_box(0.2);
+    let terminal = SX::vertcat(&[&q.at(0).unwrap(), &v]).unwrap();
+    let mut ocp = ClsOcp::new(model, 2.0, 10, &[0.0, 0.5], &[0.0, 0.0])
+        .with_control_bounds(&[-30.0], &[30.0])
+        .with_lagrange(&u * &u)
+        .with_terminal(terminal, &[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]);
+    ocp.options.cls.rho_impulses = 1.0;
+    let r = ClsOcpSolver::new(&ocp).unwrap().solve().unwrap();
+    assert!(r.mpcc.steps.iter().any(|s| s.recovery), "the case no longer needs a recovery");
+    assert!(r.status.is_converged() && r.comp_residual <= 1e-9, "{:?}, residual {}", r.status, r.comp_residual);
+    assert!(r.mpcc.planned_steps > 11, "planned {}", r.mpcc.planned_steps);
+}

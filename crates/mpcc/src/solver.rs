@@ -16,6 +16,17 @@ use std::time::{Duration, Instant};
 const MODULE: &str = "fesd_mpcc";
 const BRANCH_MODULE: &str = "fesd_mpcc_branch";
 
+/// Where a homotopy that handed over to the active-set finish would go on: the full
+/// NLP iterate, the next σ and step index, the plan and κ (both as recoveries left
+/// them).
+struct Resume {
+    x: Vec<f64>,
+    sigma: f64,
+    k: usize,
+    n_steps: usize,
+    kappa: f64,
+}
+
 /// An MPCC compiled once, solvable many times (new parameters, new initial guesses)
 /// without recompiling.
 pub struct MpccSolver {
@@ -26,9 +37,8 @@ pub struct MpccSolver {
     ipopt_warm: IpoptSolver,
     /// The NLP of the active-set finish (built when `active_set_finish` is on).
     branch: Option<BranchNlp>,
-    /// Where a homotopy that handed over to the finish would go on: the full NLP
-    /// iterate, the next σ and step index.
-    handed_over: Option<(Vec<f64>, f64, usize)>,
+    /// Where a homotopy that handed over to the finish would go on.
+    handed_over: Option<Resume>,
     opts: HomotopyOptions,
     n_w: usize,
     n_g: usize,
@@ -162,7 +172,7 @@ impl MpccSolver {
         Evaluated { objective: f[0], residual }
     }
 
-    fn print_header(&self) {
+    fn print_header(&self, n_steps: usize) {
         println!(
             "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}, comp_tol = {:e}, {} steps planned",
             self.opts.relaxation.name(),
@@ -170,7 +180,7 @@ impl MpccSolver {
             self.opts.sigma_0,
             self.opts.kappa,
             self.opts.comp_tol,
-            self.planned_steps()
+            n_steps
         );
         println!("{:>3} {:>10} {:<34} {:>5} {:>15} {:>10} {:>9}", "k", "sigma", "ipopt status", "iter", "objective", "comp_res", "time[s]");
     }
@@ -280,7 +290,7 @@ impl MpccSolver {
     /// The homotopy from the initial guess; with `handover`, it stops (status
     /// `CompTolNotReached`) at the first solved NLP whose residual is at most that and
     /// records where it would go on; `resume` goes on from such a record.
-    fn run_homotopy(&mut self, handover: Option<f64>, resume_at: Option<(Vec<f64>, f64, usize)>) -> MpccResult {
+    fn run_homotopy(&mut self, handover: Option<f64>, resume_at: Option<Resume>) -> MpccResult {
         let t_total = Instant::now();
         let mut n_steps = self.planned_steps();
         let sigma_n = self.opts.sigma_final();
@@ -288,8 +298,8 @@ impl MpccSolver {
         let mut sigma = self.opts.sigma_0;
         let mut x: Vec<f64> = self.w0.iter().copied().chain(std::iter::repeat_n(self.opts.sigma_0, self.n_slack)).collect();
         let mut k = 0;
-        if let Some((x_at, sigma_at, k_at)) = resume_at {
-            (x, sigma, k) = (x_at, sigma_at, k_at);
+        if let Some(r) = resume_at {
+            (x, sigma, k, n_steps, kappa) = (r.x, r.sigma, r.k, r.n_steps, r.kappa);
         }
         let mut params: Vec<f64> = self.p0.iter().copied().chain([sigma]).collect();
         let mut steps = Vec::new();
@@ -306,7 +316,7 @@ impl MpccSolver {
         let mut first_iteration: Option<Duration> = None;
         self.compiled.reset_eval_stats();
         if self.opts.verbosity >= 1 {
-            self.print_header();
+            self.print_header(n_steps);
         }
         while k < n_steps {
             let t_step = Instant::now();
@@ -452,7 +462,7 @@ impl MpccSolver {
                 break;
             }
             if handover.is_some_and(|h| eval.residual <= h) {
-                self.handed_over = Some((x.clone(), (sigma * kappa).max(sigma_n), k + 1));
+                self.handed_over = Some(Resume { x: x.clone(), sigma: (sigma * kappa).max(sigma_n), k: k + 1, n_steps, kappa });
                 messages.push(format!(
                     "handed over to the active-set finish at step {k} (sigma = {sigma:e}, comp_res = {:.3e})",
                     eval.residual
