@@ -22,8 +22,9 @@ pub struct ClsOcpOptions {
     /// solve reaches the exact piecewise-constant optimum 9.2140 of its sliding
     /// pattern. The slip pair keeps γ = |tᵀv| where a contact is open (otherwise γ is
     /// free there and drifts). `rho_impulses` (ℓ1 on the normal impulses alone)
-    /// removes the √σ hops of resting contacts; it stays 0 by default: on the pushed
-    /// box, weight 1 costs the homotopy a recovery and comp_tol is not reached.
+    /// removes the √σ hops of resting contacts; it stays 0 by default: it adds
+    /// weight × impulse to the objective, and on the pushed box weight 1 costs the
+    /// homotopy a recovery.
     pub cls: ClsOptions,
     /// The MPCC homotopy (Scholtes relaxation, σ₀, κ, comp_tol, Ipopt options).
     pub homotopy: HomotopyOptions,
