@@ -2,6 +2,7 @@
 //! vector, bounds and initial guess. Plain data, serializable, the single source for
 //! initial guesses, warm starts and reading results by name.
 
+use casadi::MX;
 use serde::{Deserialize, Serialize};
 
 /// One block of unknowns.
@@ -69,5 +70,15 @@ impl VariableTable {
     pub fn read<'a>(&self, w: &'a [f64], name: &str, interval: Option<usize>, element: Option<usize>) -> Option<&'a [f64]> {
         let b = self.block(name, interval, element)?;
         w.get(b.offset..b.offset + b.len)
+    }
+
+    /// Every entry of the blocks named `name` in the NLP symbol `w`, reshaped to
+    /// `rows × cols` (zeros if there is none); a contiguous run is taken as one slice
+    /// (no index list in the generated code).
+    pub fn gather(&self, w: &MX, name: &str, rows: usize, cols: usize) -> casadi::Result<MX> {
+        let idx = self.indices(name);
+        let (Some(&first), Some(&last)) = (idx.first(), idx.last()) else { return Ok(MX::zeros(rows, cols)) };
+        let part = if last + 1 - first == idx.len() { w.slice(first..last + 1)? } else { w.slice(idx)? };
+        part.reshape(rows, cols)
     }
 }

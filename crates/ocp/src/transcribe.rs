@@ -27,14 +27,6 @@ pub(crate) struct Transcription {
     pub n_y: usize,
 }
 
-/// The given entries of the symbol `w`, reshaped to `rows × cols`; a contiguous run is
-/// taken as one slice (no index list in the generated code).
-fn gather(w: &MX, idx: Vec<usize>, rows: usize, cols: usize) -> Result<MX> {
-    let (Some(&first), Some(&last)) = (idx.first(), idx.last()) else { return Ok(MX::zeros(rows, cols)) };
-    let part = if last + 1 - first == idx.len() { w.slice(first..last + 1)? } else { w.slice(idx)? };
-    Ok(part.reshape(rows, cols)?)
-}
-
 fn sx_function(name: &str, inputs: &[(&str, &SX)], output: &SX) -> Result<Function> {
     Ok(Function::new(name, inputs, &[("out", output)])?)
 }
@@ -182,17 +174,17 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let p_model = if n_p > 0 { MX::vertcat(&entries.iter().collect::<Vec<_>>())? } else { MX::zeros(0, 1) };
     let x0 = match x0_parameter {
         Some(off) => par.slice(off..off + s.n_x)?,
-        None => gather(&w, table.indices("x0"), s.n_x, 1)?,
+        None => table.gather(&w, "x0", s.n_x, 1)?,
     };
     let t_final = match ocp.horizon {
         Horizon::Fixed(t) => MX::scalar(t),
-        Horizon::Free { .. } => gather(&w, table.indices("T"), 1, 1)?,
+        Horizon::Free { .. } => table.gather(&w, "T", 1, 1)?,
     };
-    let x_ends = gather(&w, table.indices("x"), s.n_x, e_count)?;
-    let ks = gather(&w, table.indices("k"), s.n_x * s.n_s, e_count)?;
-    let zs = gather(&w, table.indices("z"), s.n_z * s.n_pts, e_count)?;
-    let taus = gather(&w, table.indices("tau"), 1, e_count)?;
-    let us = gather(&w, table.indices("u"), n_u, n)?;
+    let x_ends = table.gather(&w, "x", s.n_x, e_count)?;
+    let ks = table.gather(&w, "k", s.n_x * s.n_s, e_count)?;
+    let zs = table.gather(&w, "z", s.n_z * s.n_pts, e_count)?;
+    let taus = table.gather(&w, "tau", 1, e_count)?;
+    let us = table.gather(&w, "u", n_u, n)?;
     let element_interval: Vec<usize> = fe.iter().enumerate().flat_map(|(k, &c)| std::iter::repeat_n(k, c)).collect();
     let u_per_element = if n_u > 0 { us.get(.., element_interval.clone())? } else { MX::zeros(0, e_count) };
     let x_starts = if e_count > 1 { MX::horzcat(&[&x0, &x_ends.get(.., 0..e_count - 1)?])? } else { x0.clone() };
@@ -272,7 +264,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
                 f = f + v.dot(&v)? * weight;
             }
             crate::problem::TerminalPenalty::L1 { weight } => {
-                let slack = gather(&w, table.indices("s_terminal"), t.expr.nrow(), 1)?;
+                let slack = table.gather(&w, "s_terminal", t.expr.nrow(), 1)?;
                 g.push(c.try_sub(&slack)?);
                 lbg.extend(std::iter::repeat_n(f64::NEG_INFINITY, t.expr.nrow()));
                 ubg.extend_from_slice(&t.upper);

@@ -32,19 +32,6 @@ pub(crate) struct Transcription {
     pub row_labels: Vec<String>,
 }
 
-/// The given entries of `w` as a `rows × cols` matrix (contiguous: one slice).
-fn gather(w: &MX, idx: Vec<usize>, rows: usize, cols: usize) -> Result<MX> {
-    let (Some(&first), Some(&last)) = (idx.first(), idx.last()) else {
-        return Ok(MX::zeros(rows, cols));
-    };
-    let part = if last + 1 - first == idx.len() {
-        w.slice(first..last + 1)?
-    } else {
-        w.slice(idx)?
-    };
-    Ok(part.reshape(rows, cols)?)
-}
-
 /// Columns side by side.
 fn hcat(items: &[&MX]) -> Result<MX> {
     Ok(MX::horzcat(items)?)
@@ -221,8 +208,8 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         par.slice(n_q..2 * n_q)?,
         par.slice(2 * n_q..2 * n_q + n_p)?,
     );
-    let elems = gather(&w, table.indices("element"), inner.n_w, e_count)?;
-    let us = gather(&w, table.indices("u"), n_u, n)?;
+    let elems = table.gather(&w, "element", inner.n_w, e_count)?;
+    let us = table.gather(&w, "u", n_u, n)?;
     let interval_of: Vec<usize> = (0..e_count).map(|e| e / n_fe).collect();
     let u_el = if n_u > 0 {
         us.get(.., interval_of)?
@@ -230,7 +217,7 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         MX::zeros(0, e_count)
     };
     let h = if opts.use_fesd {
-        gather(&w, table.indices("tau"), 1, e_count)? * (ocp.horizon / n as f64)
+        table.gather(&w, "tau", 1, e_count)? * (ocp.horizon / n as f64)
     } else {
         MX::from_slice(&vec![ocp.horizon / e_count as f64; e_count]).reshape(1, e_count)?
     };
