@@ -110,6 +110,15 @@ pub enum LowerBounds {
 /// an `n_homotopy` so large) that the solve would effectively never end.
 pub const MAX_HOMOTOPY_STEPS: usize = 1000;
 
+/// NLPs from σ = `from` down to `to` at σ ← κσ, both ends included; `to ≤ 0` counts
+/// down to 1e-16.
+pub(crate) fn steps_from_to(from: f64, to: f64, kappa: f64) -> usize {
+    if to <= 0.0 {
+        return 1 + (((1e-16f64).ln() - from.ln()) / kappa.ln()).ceil().max(0.0) as usize;
+    }
+    1 + ((to / from).ln() / kappa.ln() - 1e-9).ceil().max(0.0) as usize
+}
+
 /// Options of the relaxation homotopy. Defaults follow nosnoc:
 /// σ_0 = 1, κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -252,11 +261,7 @@ impl HomotopyOptions {
         if let Some(n) = self.n_homotopy {
             return n;
         }
-        let s_n = self.sigma_final();
-        if s_n <= 0.0 {
-            return 1 + (((1e-16f64).ln() - self.sigma_0.ln()) / self.kappa.ln()).ceil().max(0.0) as usize;
-        }
-        1 + ((s_n / self.sigma_0).ln() / self.kappa.ln() - 1e-9).ceil().max(0.0) as usize
+        steps_from_to(self.sigma_0, self.sigma_final(), self.kappa)
     }
 
     /// Adds an Ipopt option (string, integer or number).

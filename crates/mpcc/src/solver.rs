@@ -429,8 +429,7 @@ impl MpccSolver {
                         recovery = true;
                         if self.opts.n_homotopy.is_none() {
                             // A derived plan still ends at σ_N with the gentler κ.
-                            let needed = 1 + ((sigma_n / next).ln() / kappa.ln() - 1e-9).ceil().max(0.0) as usize;
-                            n_steps = n_steps.max(k + needed);
+                            n_steps = n_steps.max(k + crate::options::steps_from_to(next, sigma_n, kappa));
                         }
                         continue;
                     }
