@@ -15,10 +15,6 @@ pub struct ClsOcpSolver {
     ocp: ClsOcp,
     solver: MpccSolver,
     p0: Vec<f64>,
-    n_q: usize,
-    n_c: usize,
-    n_fe: usize,
-    n_intervals: usize,
     build_time: Duration,
 }
 
@@ -105,10 +101,6 @@ impl ClsOcpSolver {
             ocp: ocp.clone(),
             p0: t.mpcc.p0.clone(),
             solver,
-            n_q: ocp.model.n_q(),
-            n_c: ocp.model.n_c(),
-            n_fe: ocp.options.cls.n_fe,
-            n_intervals: ocp.n_intervals,
             t,
             build_time: start.elapsed(),
         })
@@ -126,16 +118,17 @@ impl ClsOcpSolver {
 
     /// A new initial state for the following solves.
     pub fn set_initial_state(&mut self, q0: &[f64], v0: &[f64]) -> Result<()> {
+        let n_q = self.ocp.model.n_q();
         for (what, x) in [("q0", q0), ("v0", v0)] {
-            if x.len() != self.n_q || x.iter().any(|v| !v.is_finite()) {
+            if x.len() != n_q || x.iter().any(|v| !v.is_finite()) {
                 return Err(ClsError::BadInput {
                     what,
-                    reason: format!("{} finite values expected", self.n_q),
+                    reason: format!("{} finite values expected", n_q),
                 });
             }
         }
-        self.p0[..self.n_q].copy_from_slice(q0);
-        self.p0[self.n_q..2 * self.n_q].copy_from_slice(v0);
+        self.p0[..n_q].copy_from_slice(q0);
+        self.p0[n_q..2 * n_q].copy_from_slice(v0);
         Ok(())
     }
 
@@ -146,12 +139,12 @@ impl ClsOcpSolver {
     /// controls put them. Returns the number of intervals whose piece did not
     /// converge (their last iterate is used).
     pub fn guess_by_simulation(&mut self, u: &[Vec<f64>]) -> Result<usize> {
-        let (n, n_q) = (self.n_intervals, self.n_q);
+        let (n, n_q) = (self.ocp.n_intervals, self.ocp.model.n_q());
         if u.len() != n || u.iter().any(|row| row.len() != self.ocp.n_u()) {
             return Err(ClsError::BadInput { what: "u", reason: format!("{n} rows of {} controls expected", self.ocp.n_u()) });
         }
-        // The simulator's own tie-break and no slip pairs: the same unknowns, the
-        // simulator's tested formulation.
+        // The OCP's discretization (the same unknowns) with the simulator's
+        // tie-break, which picks zero impulses and γ = |tᵀv| in each piece.
         let cls = crate::options::ClsOptions { rho_multipliers: 1.0, ..self.ocp.options.cls.clone() };
         let length = self.ocp.horizon / n as f64;
         let opts = crate::simulator::ClsSimulatorOptions { cls, step: length, n_steps: 1, ..Default::default() };
@@ -171,14 +164,14 @@ impl ClsOcpSolver {
             };
             put(&mut w, "u", None, uk);
             let start = layout.tau.as_ref().map_or(0, |t| t.len());
-            for m in 0..self.n_fe {
+            for m in 0..self.ocp.options.cls.n_fe {
                 if let Some(tau) = &layout.tau {
                     put(&mut w, "tau", Some(m), &[r.w[tau[m]]]);
                 }
                 let n_w = self.t.element_len;
                 put(&mut w, "element", Some(m), &r.w[start + m * n_w..start + (m + 1) * n_w]);
             }
-            let last = self.n_fe - 1;
+            let last = self.ocp.options.cls.n_fe - 1;
             q = r.w[layout.q_end[last]..layout.q_end[last] + n_q].to_vec();
             v = r.w[layout.v_end[last]..layout.v_end[last] + n_q].to_vec();
         }
@@ -198,12 +191,12 @@ impl ClsOcpSolver {
         let (Some(q0), Some(v0), Some(q_t), Some(v_t)) = (r.q.first(), r.v.first(), r.q.last(), r.v.last()) else {
             return Err(ClsError::BadInput { what: "result", reason: "has no states".into() });
         };
-        let length = self.ocp.horizon / self.n_intervals as f64;
+        let length = self.ocp.horizon / self.ocp.n_intervals as f64;
         let mut opts = crate::simulator::ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
         opts.cls.rk_family = self.ocp.options.cls.rk_family;
         opts.cls.n_s = self.ocp.options.cls.n_s;
         let mut sim = crate::simulator::ClsSimulator::new(&self.ocp.model, opts)?;
-        let p = self.p0[2 * self.n_q..].to_vec();
+        let p = self.p0[2 * self.ocp.model.n_q()..].to_vec();
         let (mut q, mut v) = (q0.clone(), v0.clone());
         for u in &r.u {
             let piece = sim.simulate(&q, &v, u, &p)?;
@@ -236,7 +229,7 @@ impl ClsOcpSolver {
         let r = self.solver.solve();
         let w = r.w.clone();
         let out = self.t.outputs.eval_dense(&[&w, &self.p0])?;
-        let h = out[0].clone();
+        let (h, n_q) = (out[0].clone(), self.ocp.model.n_q());
         let columns = |v: &[f64], rows: usize| -> Vec<Vec<f64>> {
             v.chunks(rows.max(1)).map(<[f64]>::to_vec).collect()
         };
@@ -245,7 +238,7 @@ impl ClsOcpSolver {
             t.push(t.last().unwrap_or(&0.0) + hn);
         }
         let table = &self.t.table;
-        let u = (0..self.n_intervals)
+        let u = (0..self.ocp.n_intervals)
             .map(|k| {
                 table
                     .read(&w, "u", Some(k), None)
@@ -253,10 +246,10 @@ impl ClsOcpSolver {
                     .unwrap_or_default()
             })
             .collect();
-        let t_controls = (0..=self.n_intervals).map(|k| t[k * self.n_fe]).collect();
+        let t_controls = (0..=self.ocp.n_intervals).map(|k| t[k * self.ocp.options.cls.n_fe]).collect();
         self.solver.set_initial_guess(&w)?;
-        let impulses = if self.n_c > 0 {
-            columns(&out[4], self.n_c)
+        let impulses = if self.ocp.model.n_c() > 0 {
+            columns(&out[4], self.ocp.model.n_c())
         } else {
             vec![vec![]; self.t.n_elements]
         };
@@ -265,9 +258,9 @@ impl ClsOcpSolver {
             cost: out[5][0],
             objective: r.objective,
             comp_residual: r.comp_residual,
-            q: columns(&out[1], self.n_q),
-            v: columns(&out[2], self.n_q),
-            v_post: columns(&out[3], self.n_q),
+            q: columns(&out[1], n_q),
+            v: columns(&out[2], n_q),
+            v_post: columns(&out[3], n_q),
             impulses,
             t,
             u,
