@@ -46,7 +46,7 @@ impl OptLevel {
 pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// How generated C is compiled at run time.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Where compiled objects are cached; default `$FESD_KERNEL_CACHE` (if set and not
     /// empty), else `<fesd cache>/kernels` (see `casadi_sdk::cache_root`).
@@ -58,6 +58,26 @@ pub struct CompileOptions {
     /// Longest one compiler run may take before it is killed (default
     /// `$FESD_CC_TIMEOUT` seconds, else [`DEFAULT_COMPILE_TIMEOUT`]).
     pub timeout: Option<Duration>,
+    /// Constant arrays (sparsity patterns, index lists) with at least this many
+    /// entries are stored beside the object as data and bound when it is loaded,
+    /// instead of being compiled (see [`crate::split_tables`]); `None` compiles every
+    /// table. Default [`DEFAULT_TABLES_OUT_OF_LINE`]. Part of the cache key.
+    pub tables_out_of_line: Option<usize>,
+}
+
+/// Default of [`CompileOptions::tables_out_of_line`]: arrays of 256 entries or more.
+pub const DEFAULT_TABLES_OUT_OF_LINE: usize = 256;
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            cache_dir: None,
+            opt_level: OptLevel::default(),
+            extra_flags: Vec::new(),
+            timeout: None,
+            tables_out_of_line: Some(DEFAULT_TABLES_OUT_OF_LINE),
+        }
+    }
 }
 
 impl CompileOptions {
@@ -107,9 +127,10 @@ fn compiler_command(opts: &CompileOptions) -> Vec<String> {
     cmd
 }
 
-fn cache_key(src: &GeneratedSource, command: &[String]) -> String {
+fn cache_key(src: &GeneratedSource, command: &[String], tables_out_of_line: Option<usize>) -> String {
     let mut h = Sha256::new();
-    h.update(b"fesd-codegen-v2\0");
+    h.update(b"fesd-codegen-v3\0");
+    h.update(format!("{tables_out_of_line:?}\0").as_bytes());
     h.update(casadi::CASADI_VERSION.as_bytes());
     h.update(b"\0");
     h.update(env!("FESD_CODEGEN_TARGET").as_bytes());
@@ -149,35 +170,76 @@ pub(crate) enum CacheOutcome {
     Rebuilt(String),
 }
 
-/// Checks a cached object against its recorded hash: `Ok(None)` if absent,
-/// `Ok(Some(()))` if intact, `Err(reason)` if damaged.
-fn verify(lib: &Path, manifest: &Path) -> std::result::Result<Option<()>, String> {
+/// The constant tables stored beside the object `lib` (see [`crate::split_tables`]).
+pub(crate) fn tables_path(lib: &Path) -> PathBuf {
+    lib.with_extension("tables")
+}
+
+/// The file holding the SHA-256 of `file`.
+fn manifest_of(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
+/// Checks one file against its recorded hash.
+fn verify_file(file: &Path) -> std::result::Result<(), String> {
+    let what = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let recorded = std::fs::read_to_string(manifest_of(file)).map_err(|e| format!("{what}: no recorded hash ({e})"))?;
+    let actual = file_sha256(file).map_err(|e| format!("{what}: unreadable ({e})"))?;
+    if recorded.trim() != actual {
+        return Err(format!("{what}: content hash {actual} differs from the recorded {}", recorded.trim()));
+    }
+    Ok(())
+}
+
+/// Checks a cached object and its constant tables against their recorded hashes:
+/// `Ok(None)` if absent, `Ok(Some(()))` if intact, `Err(reason)` if damaged.
+fn verify(lib: &Path) -> std::result::Result<Option<()>, String> {
     if !lib.exists() {
         return Ok(None);
     }
-    let recorded = std::fs::read_to_string(manifest).map_err(|e| format!("no recorded hash ({e})"))?;
-    let actual = file_sha256(lib).map_err(|e| format!("unreadable ({e})"))?;
-    if recorded.trim() != actual {
-        return Err(format!("content hash {actual} differs from the recorded {}", recorded.trim()));
-    }
+    verify_file(lib)?;
+    verify_file(&tables_path(lib))?;
     Ok(Some(()))
+}
+
+/// Writes `bytes` to a temporary sibling of `file`, syncs it and its hash, and renames
+/// both into place (hash first).
+fn publish_file(file: &Path, tmp: &Path, write: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
+    let result = (|| {
+        write(tmp)?;
+        File::open(tmp)?.sync_all()?;
+        let digest = file_sha256(tmp)?;
+        let tmp_manifest = manifest_of(tmp);
+        let mut m = File::create(&tmp_manifest)?;
+        m.write_all(digest.as_bytes())?;
+        m.sync_all()?;
+        std::fs::rename(&tmp_manifest, manifest_of(file))?;
+        std::fs::rename(tmp, file)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(tmp);
+        let _ = std::fs::remove_file(manifest_of(tmp));
+    }
+    result
 }
 
 /// Compiles `src` into `<cache>/<module>-<key>/lib<module>.so` unless a verified copy
 /// is there. Returns the path and what the cache had.
 pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Result<(PathBuf, CacheOutcome)> {
     let command = compiler_command(opts);
-    let key = cache_key(src, &command);
+    let key = cache_key(src, &command, opts.tables_out_of_line);
     let dir = opts.resolved_cache_dir().join(format!("{}-{key}", src.module));
     std::fs::create_dir_all(&dir).map_err(io_err("creating", &dir))?;
     let lib = dir.join(format!("lib{}.so", src.module));
-    let manifest = dir.join(format!("lib{}.so.sha256", src.module));
+    let tables = tables_path(&lib);
     // One process at a time checks or fills an entry.
     let lock_path = dir.join(".lock");
     let lock = File::create(&lock_path).map_err(io_err("creating", &lock_path))?;
     lock.lock().map_err(io_err("locking", &lock_path))?;
     let mut outcome = CacheOutcome::Compiled;
-    match verify(&lib, &manifest) {
+    match verify(&lib) {
         Ok(Some(())) => return Ok((lib, CacheOutcome::Hit)),
         Ok(None) => {}
         Err(reason) => {
@@ -185,28 +247,28 @@ pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Re
                 path: lib.clone(),
                 reason: format!("{reason}; deleting it failed ({e}): delete the directory {} by hand", dir.display()),
             })?;
-            let _ = std::fs::remove_file(&manifest);
+            for f in [manifest_of(&lib), tables.clone(), manifest_of(&tables)] {
+                let _ = std::fs::remove_file(f);
+            }
             outcome = CacheOutcome::Rebuilt(reason);
         }
     }
-    let c_file = src.write_to(&dir)?;
+    let (c_source, data) = match opts.tables_out_of_line {
+        Some(min_len) => crate::tables::split_tables(&src.c_source, &src.module, min_len),
+        None => (src.c_source.clone(), crate::tables::ConstantTables::default()),
+    };
+    let c_file = GeneratedSource { c_source, ..src.clone() }.write_to(&dir)?;
     let tmp = dir.join(format!(".lib{}.so.{}.tmp", src.module, std::process::id()));
     run_compiler(&command, &c_file, &tmp, opts.resolved_timeout())?;
-    let publish = || -> std::io::Result<()> {
-        File::open(&tmp)?.sync_all()?;
-        let digest = file_sha256(&tmp)?;
-        let tmp_manifest = tmp.with_extension("sha256");
-        let mut m = File::create(&tmp_manifest)?;
-        m.write_all(digest.as_bytes())?;
-        m.sync_all()?;
-        std::fs::rename(&tmp_manifest, &manifest)?;
-        std::fs::rename(&tmp, &lib)?;
-        File::open(&dir)?.sync_all()
-    };
-    publish().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io_err("publishing into", &lib)(e)
-    })?;
+    // The tables first: the object's rename is what makes the entry visible.
+    let tmp_tables = dir.join(format!(".lib{}.tables.{}.tmp", src.module, std::process::id()));
+    publish_file(&tables, &tmp_tables, |p| std::fs::write(p, data.to_bytes()))
+        .and_then(|()| publish_file(&lib, &tmp, |_| Ok(())))
+        .and_then(|()| File::open(&dir)?.sync_all())
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io_err("publishing into", &lib)(e)
+        })?;
     Ok((lib, outcome))
 }
 
@@ -285,7 +347,5 @@ pub(crate) fn record_alias(alias: &str, lib: &Path, opts: &CompileOptions) -> Re
 /// The verified object recorded under `alias`, if any.
 pub(crate) fn find_alias(alias: &str, opts: &CompileOptions) -> Option<PathBuf> {
     let lib = PathBuf::from(std::fs::read_to_string(alias_path(alias, opts)).ok()?);
-    let name = lib.file_name()?.to_string_lossy().into_owned();
-    let manifest = lib.with_file_name(format!("{name}.sha256"));
-    matches!(verify(&lib, &manifest), Ok(Some(()))).then_some(lib)
+    matches!(verify(&lib), Ok(Some(()))).then_some(lib)
 }

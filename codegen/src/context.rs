@@ -71,9 +71,11 @@ impl CodegenContext {
         self.functions.iter().map(|f| f.name()).collect()
     }
 
-    /// Emits the C source and header of all collected functions.
+    /// Emits the C source and header of all collected functions (without CasADi's
+    /// per-operation comments: they spell out index lists whose length grows with an
+    /// assembled problem).
     pub fn render(&self) -> Result<GeneratedSource> {
-        let mut gen = CodeGenerator::new(&self.module, &CodegenOptions::default())?;
+        let mut gen = CodeGenerator::new(&self.module, &CodegenOptions { comments: false, ..Default::default() })?;
         for f in &self.functions {
             gen.add(f, false)?;
         }

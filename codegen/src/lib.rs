@@ -7,6 +7,10 @@
 //! shared object, compiled with `$CC` (default `cc`). Compiled objects
 //! are cached on disk under a hash of the source, the compiler and its flags, so the
 //! second run of the same model compiles nothing ([`KernelLibrary::cache_hit`]).
+//! Large constant tables (sparsity patterns and index lists, which grow with the
+//! size of an assembled problem while its code does not) are stored beside the
+//! object as data rather than compiled ([`split_tables`]), so the compiled C of a
+//! discretization mapped over N elements is the same size for every N.
 //! A loaded [`KernelLibrary`] hands out [`Kernel`]s: typed handles with preallocated
 //! work arrays that evaluate one generated function on CCS nonzeros.
 //!
@@ -17,10 +21,12 @@ mod compile;
 mod context;
 mod error;
 mod library;
+mod tables;
 
 pub mod build_support;
 
-pub use compile::{compiler_runs, CompileOptions, OptLevel, DEFAULT_COMPILE_TIMEOUT};
+pub use compile::{compiler_runs, CompileOptions, OptLevel, DEFAULT_COMPILE_TIMEOUT, DEFAULT_TABLES_OUT_OF_LINE};
 pub use context::{CodegenContext, GeneratedSource};
 pub use error::{CodegenError, Result};
 pub use library::{Ccs, Kernel, KernelLibrary};
+pub use tables::{split_tables, ConstantTables};

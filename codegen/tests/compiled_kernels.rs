@@ -41,8 +41,42 @@ fn context() -> CodegenContext {
 fn compiled_matches_casadi_on_random_inputs() {
     let cache = tempfile::tempdir().unwrap();
     let opts = CompileOptions { cache_dir: Some(cache.path().to_path_buf()), ..Default::default() };
+    matches_casadi(&opts);
+}
+
+/// Tables moved out of the C (a low threshold, so the Jacobian's and Hessian's
+/// patterns move) give the same patterns and values; the compiled C shrinks by the
+/// tables; the cached tables file is checked like the object.
+#[test]
+fn constant_tables_beside_the_object_give_the_same_kernels() {
+    let cache = tempfile::tempdir().unwrap();
+    let opts = CompileOptions { cache_dir: Some(cache.path().to_path_buf()), tables_out_of_line: Some(16), ..Default::default() };
+    let lib = matches_casadi(&opts);
+    let rendered = context().render().unwrap().c_source;
+    let compiled = std::fs::read_to_string(lib.path().with_file_name("chain_kernels.c")).unwrap();
+    assert!(compiled.contains("chain_kernels_bind_tables"));
+    assert!(compiled.len() < rendered.len(), "{} vs {}", compiled.len(), rendered.len());
+    let tables = lib.path().with_extension("tables");
+    let data = fesd_codegen::ConstantTables::from_bytes(&std::fs::read(&tables).unwrap(), &tables).unwrap();
+    // At least the Jacobian's pattern (colind + rows) moved.
+    assert!(data.ints.len() >= N + 1 + 2 * (N - 1), "{}", data.ints.len());
+    drop(lib);
+    // A damaged tables file is found before loading and the entry rebuilt.
+    let mut bytes = std::fs::read(&tables).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&tables, bytes).unwrap();
+    let again = context().compile(&opts).unwrap();
+    let reason = again.rebuilt_because().expect("damaged tables not detected");
+    assert!(reason.contains("tables"), "{reason}");
+    drop(again);
+    matches_casadi(&opts);
+}
+
+/// Compiles the chain kernels with `opts` and compares them with CasADi's evaluation.
+fn matches_casadi(opts: &CompileOptions) -> fesd_codegen::KernelLibrary {
     let (fr, fh, fo) = functions();
-    let lib = context().compile(&opts).unwrap();
+    let lib = context().compile(opts).unwrap();
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let mut worst: f64 = 0.0;
     for (f, name) in [(&fr, "chain_res"), (&fh, "chain_hess"), (&fo, "chain_obj")] {
@@ -73,6 +107,8 @@ fn compiled_matches_casadi_on_random_inputs() {
     let j = lib.kernel("chain_res").unwrap();
     assert_eq!(j.sparsity_out(1).nnz(), 2 * (N - 1));
     println!("worst relative difference = {worst:e}");
+    drop((h, j));
+    lib
 }
 
 #[test]

@@ -289,10 +289,11 @@ std::unique_ptr<Function> fn_deserialize(rust::Str s) {
 rust::String fn_to_string(const Function& f) { return rust::String(f.get_str()); }
 
 // ---- Code generation ----
-std::unique_ptr<CodeGenerator> cg_new(rust::Str name, bool with_header, rust::Str casadi_real, rust::Str casadi_int_t,
-                                      rust::Str prefix) {
+std::unique_ptr<CodeGenerator> cg_new(rust::Str name, bool with_header, bool comments, rust::Str casadi_real,
+                                      rust::Str casadi_int_t, rust::Str prefix) {
   casadi::Dict opts;
   opts["with_header"] = with_header;
+  opts["verbose"] = comments;
   opts["casadi_real"] = std::string(casadi_real);
   opts["casadi_int"] = std::string(casadi_int_t);
   if (!prefix.empty()) opts["prefix"] = std::string(prefix);

@@ -101,7 +101,7 @@ std::unique_ptr<Function> fn_deserialize(rust::Str s);
 rust::String fn_to_string(const Function& f);
 
 // Code generation
-std::unique_ptr<CodeGenerator> cg_new(rust::Str name, bool with_header, rust::Str casadi_real, rust::Str casadi_int,
+std::unique_ptr<CodeGenerator> cg_new(rust::Str name, bool with_header, bool comments, rust::Str casadi_real, rust::Str casadi_int,
                                       rust::Str prefix);
 void cg_add(CodeGenerator& g, const Function& f, bool with_jac_sparsity);
 rust::String cg_dump(CodeGenerator& g);

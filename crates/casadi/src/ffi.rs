@@ -176,6 +176,7 @@ pub(crate) mod bridge {
         fn cg_new(
             name: &str,
             with_header: bool,
+            comments: bool,
             casadi_real: &str,
             casadi_int: &str,
             prefix: &str,

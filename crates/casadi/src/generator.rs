@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 pub struct CodegenOptions {
     /// Also write a header `<name>.h` declaring every function (default `true`).
     pub with_header: bool,
+    /// Comment every operation in the generated code (CasADi's `verbose`, default
+    /// `true`). The comments spell out index lists in full, so for problems assembled
+    /// from mapped kernels they grow with the problem while the code does not.
+    pub comments: bool,
     /// The C type of reals (default `"double"`).
     pub casadi_real: String,
     /// The C type of integers (default `"long long int"`, i.e. `i64`).
@@ -24,6 +28,7 @@ impl Default for CodegenOptions {
     fn default() -> Self {
         CodegenOptions {
             with_header: true,
+            comments: true,
             casadi_real: "double".into(),
             casadi_int: "long long int".into(),
             prefix: String::new(),
@@ -48,7 +53,7 @@ impl CodeGenerator {
     /// A generator for the file `<name>.c` (and `<name>.h`).
     pub fn new(name: &str, opts: &CodegenOptions) -> Result<CodeGenerator> {
         let _g = crate::lock::guard();
-        let inner = ffi::cg_new(name, opts.with_header, &opts.casadi_real, &opts.casadi_int, &opts.prefix)?;
+        let inner = ffi::cg_new(name, opts.with_header, opts.comments, &opts.casadi_real, &opts.casadi_int, &opts.prefix)?;
         Ok(CodeGenerator { inner, name: name.to_string() })
     }
 

@@ -50,3 +50,6 @@ pub use options::{HomotopyOptions, LowerBounds, Relaxation, Steering, MAX_HOMOTO
 pub use problem::Mpcc;
 pub use result::{FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;
+/// Compiler settings and build timings of the kernels, as the solvers take and report them.
+pub use fesd_codegen::CompileOptions;
+pub use fesd_nlp::BuildReport;

@@ -8,6 +8,7 @@ use crate::relax::RelaxedNlp;
 use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 use casadi::Kind;
 use fesd_codegen::CompileOptions;
+use fesd_nlp::BuildReport;
 use fesd_nlp::CompiledNlp;
 use ipopt::{IpoptSolver, Solution, StartPoint};
 use std::time::{Duration, Instant};
@@ -128,6 +129,24 @@ impl MpccSolver {
     /// Time spent building and compiling (or loading) the kernels.
     pub fn build_time(&self) -> Duration {
         self.build_time
+    }
+
+    /// How the kernels were obtained, over both compiled modules (the relaxed NLP and
+    /// the active-set finish's branch NLP): time deriving and generating C, time
+    /// compiling and loading, and whether both came from the cache.
+    pub fn build_report(&self) -> BuildReport {
+        let main = self.compiled.build_report();
+        match &self.branch {
+            None => main,
+            Some(b) => {
+                let branch = b.compiled.build_report();
+                BuildReport {
+                    codegen: main.codegen + branch.codegen,
+                    compile_and_load: main.compile_and_load + branch.compile_and_load,
+                    cache_hit: main.cache_hit && branch.cache_hit,
+                }
+            }
+        }
     }
 
     /// True if the kernels came from the on-disk cache.

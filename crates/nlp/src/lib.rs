@@ -118,7 +118,7 @@ impl<K: Kind> SymbolicNlp<K> {
 /// Timings of [`CompiledNlp::build`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BuildReport {
-    /// Deriving derivatives and rendering C.
+    /// Deriving derivatives and rendering C (on a cache hit: finding the entry).
     pub codegen: Duration,
     /// Compiling (zero-ish on a cache hit) and loading.
     pub compile_and_load: Duration,
@@ -162,20 +162,21 @@ impl CompiledNlp {
         let alias = Self::alias(nlp, module, extras)?;
         let mut names: Vec<String> = KERNELS.iter().map(|k| format!("{module}_{k}")).collect();
         names.extend(extras.iter().map(|e| e.name()));
-        let lib = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
-            Some(lib) => lib,
+        let (lib, t1) = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
+            Some(lib) => (lib, Instant::now()),
             None => {
                 let mut ctx = CodegenContext::new(module)?;
                 for f in nlp.derivative_functions(module)?.iter().chain(extras) {
                     ctx.add(f)?;
                 }
-                let lib = ctx.render()?.compile(opts)?;
+                let source = ctx.render()?;
+                let t1 = Instant::now();
+                let lib = source.compile(opts)?;
                 // Best effort: without the alias the next build only generates C again.
                 let _ = lib.record_alias(&alias, opts);
-                lib
+                (lib, t1)
             }
         };
-        let t1 = Instant::now();
         let k = |what: &str| lib.kernel(&format!("{module}_{what}"));
         let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
         let extras = extras.iter().map(|e| lib.kernel(&e.name())).collect::<std::result::Result<_, _>>()?;

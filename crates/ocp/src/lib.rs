@@ -37,3 +37,4 @@ pub use error::{OcpError, Result};
 pub use problem::{FreeParameter, Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint, TerminalPenalty, Tracking};
 pub use solver::{OcpResult, OcpSolver};
 pub use table::{Block, VariableTable};
+pub use transcribe::interval_sums;

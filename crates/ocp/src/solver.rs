@@ -62,10 +62,16 @@ pub struct OcpResult {
 impl OcpSolver {
     /// Validates, transcribes and compiles `ocp` (kernels cached on disk).
     pub fn new(ocp: &Ocp) -> Result<OcpSolver> {
+        Self::with_compile_options(ocp, &fesd_mpcc::CompileOptions::default())
+    }
+
+    /// As [`OcpSolver::new`] with explicit compiler settings (cache directory,
+    /// optimization level, which constant tables stay in the C).
+    pub fn with_compile_options(ocp: &Ocp, compile: &fesd_mpcc::CompileOptions) -> Result<OcpSolver> {
         ocp.validate()?;
         let start = Instant::now();
         let t = transcribe(ocp)?;
-        let solver = MpccSolver::new(&t.mpcc, ocp.options.homotopy.clone())?;
+        let solver = MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?;
         Ok(OcpSolver {
             ocp: ocp.clone(),
             p0: t.mpcc.p0.clone(),
@@ -80,6 +86,12 @@ impl OcpSolver {
     /// Time spent transcribing and compiling (or loading) the kernels.
     pub fn build_time(&self) -> Duration {
         self.build_time
+    }
+
+    /// How the kernels were obtained: derivative and C generation time, compile and
+    /// load time, cache hit.
+    pub fn build_report(&self) -> fesd_mpcc::BuildReport {
+        self.solver.build_report()
     }
 
     /// The variable table.

@@ -145,6 +145,18 @@ fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX
     }
 }
 
+/// The sums over the elements of each interval of a row of element values (`1 × E`,
+/// element `e` in interval `interval_of[e]` of `n`), as a `1 × n` row: one product
+/// with the sparse element-to-interval incidence matrix, so the generated code has one
+/// operation whatever N (a sum per interval would be N operations, and N times the
+/// code in its derivatives).
+pub fn interval_sums(row: &MX, interval_of: &[usize], n: usize) -> casadi::Result<MX> {
+    let e_count = interval_of.len();
+    let elements: Vec<usize> = (0..e_count).collect();
+    let incidence = MX::from_nonzeros(&casadi::Sparsity::triplet(e_count, n, &elements, interval_of)?, &vec![1.0; e_count])?;
+    row.mtimes(&incidence)
+}
+
 /// Transcribes `ocp` (validated) into an MPCC over MX expressions.
 pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let opts = &ocp.options.fesd;
@@ -216,16 +228,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     let (mut lbg, mut ubg) = (vec![0.0; eq.numel() + x_end.numel()], vec![0.0; eq.numel() + x_end.numel()]);
     if opts.use_fesd {
         // Σ_n τ_{k,n} = 1 in every interval (equidistant control grid).
-        let mut start = 0;
-        let sums: Vec<MX> = fe
-            .iter()
-            .map(|&c| {
-                let sum = taus.get(0usize, start..start + c)?.sum();
-                start += c;
-                Ok(sum)
-            })
-            .collect::<Result<_>>()?;
-        g.push(MX::vertcat(&sums.iter().collect::<Vec<_>>())? - 1.0);
+        g.push(vec(&interval_sums(&taus, &element_interval, n)?)? - 1.0);
         lbg.extend(std::iter::repeat_n(0.0, n));
         ubg.extend(std::iter::repeat_n(0.0, n));
     }

@@ -212,7 +212,7 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
     let us = table.gather(&w, "u", n_u, n)?;
     let interval_of: Vec<usize> = (0..e_count).map(|e| e / n_fe).collect();
     let u_el = if n_u > 0 {
-        us.get(.., interval_of)?
+        us.get(.., interval_of.clone())?
     } else {
         MX::zeros(0, e_count)
     };
@@ -290,10 +290,8 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
     }
     if opts.use_fesd {
         // Σ_n h_{k,n} = T/N in every interval (equidistant control grid).
-        let sums: Vec<MX> = (0..n)
-            .map(|k| Ok(h.get(0usize, k * n_fe..(k + 1) * n_fe)?.sum()))
-            .collect::<Result<_>>()?;
-        let sums = MX::vertcat(&sums.iter().collect::<Vec<_>>())? - ocp.horizon / n as f64;
+        let sums = fesd_ocp::interval_sums(&h, &interval_of, n)?;
+        let sums = sums.reshape(n, 1)? - ocp.horizon / n as f64;
         rows.push(sums, vec![0.0; n], vec![0.0; n]);
         rows.label("Σh = T/N");
     }
