@@ -1,18 +1,73 @@
 //! Size of the generated C and build time of an OCP against the number of control
-//! intervals N (N_FE = 2): the car with turbo, one element kernel mapped over all
-//! N · N_FE elements. Each N builds into a fresh kernel cache, so every build
+//! intervals N (N_FE = 2 unless `n_fe=K`): the car with turbo (`model=car`, default)
+//! or three boxes pushed on a line (`model=boxes`, FESD-J, T = 6), one element kernel
+//! mapped over all N · N_FE elements. Each N builds into a fresh kernel cache, so every build
 //! compiles. Prints per N the bytes of compiled C and of the constant tables stored
 //! beside the object, the time deriving and generating C, the compile time, and
 //! (unless `solve=0`) the solve: T, Ipopt iterations, time per iteration.
 //!
-//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 … solve=0 tables=inline]`
+//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 … n_fe=K model=boxes opt=0|1|2|3 solve=0 tables=inline]`
 //! (default N = 10 50 200 1000; `tables=inline` compiles every constant table into
 //! the C, as before tables moved out; with `KEEP=1` the per-N kernel caches stay in
 //! the temp directory for inspection)
 
+use fesd::cls::{models::three_boxes, ClsOcp, ClsOcpSolver};
 use fesd::model::Representation;
-use fesd::mpcc::CompileOptions;
+use fesd::mpcc::{BuildReport, CompileOptions};
 use fesd::ocp::{problems, OcpSolver};
+
+/// A built OCP of either kind.
+enum Built {
+    Car(OcpSolver),
+    Boxes(ClsOcpSolver),
+}
+
+/// Builds the chosen OCP with `n` intervals of `n_fe` elements.
+fn build(model: &str, n: usize, n_fe: usize, compile: &CompileOptions) -> Result<Built, Box<dyn std::error::Error>> {
+    Ok(match model {
+        "car" => {
+            Built::Car(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?)
+        }
+        "boxes" => {
+            let m = three_boxes()?;
+            let u = m.u.clone();
+            let mut ocp = ClsOcp::new(m, 6.0, n, &[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6]).with_control_bounds(&[-30.0], &[30.0]).with_lagrange(&u * &u);
+            ocp.options.cls.n_fe = n_fe;
+            Built::Boxes(ClsOcpSolver::with_compile_options(&ocp, compile)?)
+        }
+        other => return Err(format!("model={other}: expected car or boxes").into()),
+    })
+}
+
+impl Built {
+    fn report(&self) -> BuildReport {
+        match self {
+            Built::Car(s) => s.build_report(),
+            Built::Boxes(s) => s.build_report(),
+        }
+    }
+
+    fn unknowns(&self) -> usize {
+        match self {
+            Built::Car(s) => s.table().len(),
+            Built::Boxes(s) => s.table().len(),
+        }
+    }
+
+    /// Solve time, final time (NaN for the boxes: T is fixed) and Ipopt iterations.
+    fn solve(&mut self) -> Result<(f64, f64, usize), Box<dyn std::error::Error>> {
+        Ok(match self {
+            Built::Car(s) => {
+                let r = s.solve()?;
+                (r.mpcc.timing.total, r.t_final, r.mpcc.total_iterations)
+            }
+            Built::Boxes(s) => {
+                let r = s.solve()?;
+                (r.mpcc.timing.total, f64::NAN, r.mpcc.total_iterations)
+            }
+        })
+    }
+}
 
 /// Bytes of the files under `dir` whose extension is `ext`.
 fn bytes_of(dir: &std::path::Path, ext: &str) -> u64 {
@@ -30,12 +85,25 @@ fn bytes_of(dir: &std::path::Path, ext: &str) -> u64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ns = Vec::new();
-    let (mut solve, mut inline) = (true, false);
+    let (mut solve, mut inline, mut n_fe, mut model) = (true, false, 2, "car".to_string());
+    let mut opt_level = fesd::codegen::OptLevel::default();
     for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "solve=0" => solve = false,
-            "tables=inline" => inline = true,
-            n => ns.push(n.parse::<usize>().map_err(|e| format!("{n}: {e} (expected N, solve=0 or tables=inline)"))?),
+        match arg.split_once('=') {
+            Some(("solve", v)) => solve = v != "0",
+            Some(("tables", v)) => inline = v == "inline",
+            Some(("n_fe", v)) => n_fe = v.parse()?,
+            Some(("model", v)) => model = v.to_string(),
+            Some(("opt", v)) => {
+                use fesd::codegen::OptLevel::*;
+                opt_level = match v {
+                    "0" => O0,
+                    "1" => O1,
+                    "2" => O2,
+                    "3" => O3,
+                    _ => return Err(format!("opt={v}: expected 0, 1, 2 or 3").into()),
+                }
+            }
+            _ => ns.push(arg.parse::<usize>().map_err(|e| format!("{arg}: {e} (expected N, n_fe=K, model=car|boxes, opt=L, solve=0 or tables=inline)"))?),
         }
     }
     let ns = if ns.is_empty() { vec![10, 50, 200, 1000] } else { ns };
@@ -48,20 +116,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let compile = CompileOptions {
             cache_dir: Some(cache.clone()),
             tables_out_of_line: if inline { None } else { CompileOptions::default().tables_out_of_line },
+            opt_level,
             ..Default::default()
         };
-        let mut solver = OcpSolver::with_compile_options(&problems::car_turbo(n, 2, Representation::Stewart)?, &compile)?;
+        let mut built = build(&model, n, n_fe, &compile)?;
         let (c, tables) = (bytes_of(&cache, "c"), bytes_of(&cache, "tables"));
-        let report = solver.build_report();
+        let report = built.report();
         let (gen, cc) = (report.codegen.as_secs_f64(), report.compile_and_load.as_secs_f64());
-        let (mut solve_s, mut t, mut it) = (f64::NAN, f64::NAN, 0);
-        if solve {
-            let r = solver.solve()?;
-            (solve_s, t, it) = (r.mpcc.timing.total, r.t_final, r.mpcc.total_iterations);
-        }
+        let (solve_s, t, it) = if solve { built.solve()? } else { (f64::NAN, f64::NAN, 0) };
         println!(
             "{n:>6} {:>10} {c:>12} {tables:>12} {gen:>10.2} {cc:>10.2} {solve_s:>10.3} {t:>8.4} {it:>8} {:>10.3}",
-            solver.table().len(),
+            built.unknowns(),
             solve_s / it.max(1) as f64 * 1e3
         );
         println!("c_bytes_n{n} = {c}");

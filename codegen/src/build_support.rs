@@ -31,6 +31,7 @@ pub fn compile_static(src: &GeneratedSource) -> Result<PathBuf> {
     cc::Build::new()
         .file(&c_file)
         .opt_level(2)
+        .flag_if_supported("-Wno-int-conversion")
         .warnings(false)
         .try_compile(&src.module)
         .map_err(|e| CodegenError::CompileFailed { source_file: c_file.clone(), stderr: e.to_string() })?;

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 /// Name of the generated C module of every MPCC (objects are cached per content hash).
 const MODULE: &str = "fesd_mpcc";
-const BRANCH_MODULE: &str = "fesd_mpcc_branch";
+/// Kernel prefix of the active-set finish's branch NLP (in the same module).
+const BRANCH_PREFIX: &str = "fesd_mpcc_branch";
 
 /// Where a homotopy that handed over to the active-set finish would go on: the full
 /// NLP iterate, the next σ and step index, the plan and κ (both as recoveries left
@@ -70,10 +71,21 @@ impl MpccSolver {
         mpcc.validate()?;
         opts.validate()?;
         let relaxed = RelaxedNlp::build(mpcc, &opts, MODULE)?;
-        let compiled = CompiledNlp::build_with_extras(&relaxed.nlp, MODULE, &[relaxed.report.clone()], compile)?;
+        // The finish's branch NLP shares the module: one compiler run, and the kernels
+        // both are built from (e.g. a mapped element and its derivatives) appear once.
+        let branch_nlp = (opts.active_set_finish && mpcc.n_comp() > 0).then(|| branch_symbolic(mpcc)).transpose()?;
+        let mut group = vec![(&relaxed.nlp, MODULE)];
+        if let Some(b) = &branch_nlp {
+            group.push((b, BRANCH_PREFIX));
+        }
+        let mut built = CompiledNlp::build_group(&group, MODULE, &[relaxed.report.clone()], compile)?;
+        let compiled = built.remove(0);
         let structure = compiled.structure(relaxed.x_l, relaxed.x_u, relaxed.g_l, relaxed.g_u)?;
         let (ipopt, ipopt_warm) = configured_ipopt(structure, &opts)?;
-        let branch = if opts.active_set_finish && mpcc.n_comp() > 0 { Some(build_branch_nlp(mpcc, compile)?) } else { None };
+        let branch = match built.pop() {
+            Some(b) => Some(branch_nlp_from(mpcc, b)?),
+            None => None,
+        };
         Ok(MpccSolver {
             compiled,
             ipopt,
@@ -131,22 +143,11 @@ impl MpccSolver {
         self.build_time
     }
 
-    /// How the kernels were obtained, over both compiled modules (the relaxed NLP and
-    /// the active-set finish's branch NLP): time deriving and generating C, time
-    /// compiling and loading, and whether both came from the cache.
+    /// How the kernels were obtained (the relaxed NLP and the active-set finish's
+    /// branch NLP are one module): time deriving and generating C, time compiling and
+    /// loading, and whether they came from the cache.
     pub fn build_report(&self) -> BuildReport {
-        let main = self.compiled.build_report();
-        match &self.branch {
-            None => main,
-            Some(b) => {
-                let branch = b.compiled.build_report();
-                BuildReport {
-                    codegen: main.codegen + branch.codegen,
-                    compile_and_load: main.compile_and_load + branch.compile_and_load,
-                    cache_hit: main.cache_hit && branch.cache_hit,
-                }
-            }
-        }
+        self.compiled.build_report()
     }
 
     /// True if the kernels came from the on-disk cache.
@@ -585,10 +586,13 @@ fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
 
 /// The finish's NLP: `min f s.t. lbg ≤ g ≤ ubg, G ≥ 0, H ≥ 0` in w (no relaxation),
 /// whose G/H upper bounds select a branch.
-fn build_branch_nlp<K: Kind>(mpcc: &Mpcc<K>, compile: &CompileOptions) -> Result<BranchNlp> {
+fn branch_symbolic<K: Kind>(mpcc: &Mpcc<K>) -> Result<fesd_nlp::SymbolicNlp<K>> {
     let g = casadi::Matrix::<K>::vertcat(&[&mpcc.g, &mpcc.big_g, &mpcc.big_h])?;
-    let nlp = fesd_nlp::SymbolicNlp { x: mpcc.w.clone(), p: mpcc.p.clone(), f: mpcc.f.clone(), g };
-    let compiled = CompiledNlp::build(&nlp, BRANCH_MODULE, compile)?;
+    Ok(fesd_nlp::SymbolicNlp { x: mpcc.w.clone(), p: mpcc.p.clone(), f: mpcc.f.clone(), g })
+}
+
+/// The compiled branch NLP with its bounds.
+fn branch_nlp_from<K: Kind>(mpcc: &Mpcc<K>, compiled: CompiledNlp) -> Result<BranchNlp> {
     let nc = mpcc.n_comp();
     let g_l = mpcc.lbg.iter().copied().chain(std::iter::repeat_n(0.0, 2 * nc)).collect();
     let g_u = mpcc.ubg.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, 2 * nc)).collect();

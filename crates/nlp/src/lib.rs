@@ -156,17 +156,36 @@ impl CompiledNlp {
         extras: &[Function],
         opts: &CompileOptions,
     ) -> Result<CompiledNlp> {
+        let mut built = Self::build_group(&[(nlp, module)], module, extras, opts)?;
+        Ok(built.remove(0))
+    }
+
+    /// Several NLPs (each with its own kernel prefix) and `extras` in one C module:
+    /// one compiler run, and functions the NLPs share (e.g. an element kernel and its
+    /// derivatives, when they are built from the same expressions) are generated once.
+    /// The extras belong to the first NLP. Returns the NLPs in the given order.
+    pub fn build_group<K: Kind>(
+        nlps: &[(&SymbolicNlp<K>, &str)],
+        module: &str,
+        extras: &[Function],
+        opts: &CompileOptions,
+    ) -> Result<Vec<CompiledNlp>> {
         let t0 = Instant::now();
-        // On a warm cache the object is found from the problem itself (its serialized
-        // functions), without deriving and generating C again.
-        let alias = Self::alias(nlp, module, extras)?;
-        let mut names: Vec<String> = KERNELS.iter().map(|k| format!("{module}_{k}")).collect();
+        // On a warm cache the object is found from the problems themselves (their
+        // serialized functions), without deriving and generating C again.
+        let alias = Self::alias(nlps, module, extras)?;
+        let mut names: Vec<String> = nlps.iter().flat_map(|(_, prefix)| KERNELS.iter().map(move |k| format!("{prefix}_{k}"))).collect();
         names.extend(extras.iter().map(|e| e.name()));
         let (lib, t1) = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
             Some(lib) => (lib, Instant::now()),
             None => {
                 let mut ctx = CodegenContext::new(module)?;
-                for f in nlp.derivative_functions(module)?.iter().chain(extras) {
+                for (nlp, prefix) in nlps {
+                    for f in nlp.derivative_functions(prefix)? {
+                        ctx.add(&f)?;
+                    }
+                }
+                for f in extras {
                     ctx.add(f)?;
                 }
                 let source = ctx.render()?;
@@ -177,31 +196,39 @@ impl CompiledNlp {
                 (lib, t1)
             }
         };
-        let k = |what: &str| lib.kernel(&format!("{module}_{what}"));
-        let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
-        let extras = extras.iter().map(|e| lib.kernel(&e.name())).collect::<std::result::Result<_, _>>()?;
         let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit() };
-        Ok(CompiledNlp {
-            n: nlp.x.nrow(),
-            m: nlp.g.nrow(),
-            p: vec![0.0; nlp.p.nrow()],
-            f,
-            grad_f,
-            g,
-            jac_g,
-            hess_l,
-            extras,
-            report,
-            eval_time: Duration::ZERO,
-            evaluations: 0,
-        })
+        let mut built = Vec::with_capacity(nlps.len());
+        for (i, (nlp, prefix)) in nlps.iter().enumerate() {
+            let k = |what: &str| lib.kernel(&format!("{prefix}_{what}"));
+            let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
+            let extras = if i == 0 { extras.iter().map(|e| lib.kernel(&e.name())).collect::<std::result::Result<_, _>>()? } else { Vec::new() };
+            built.push(CompiledNlp {
+                n: nlp.x.nrow(),
+                m: nlp.g.nrow(),
+                p: vec![0.0; nlp.p.nrow()],
+                f,
+                grad_f,
+                g,
+                jac_g,
+                hess_l,
+                extras,
+                report,
+                eval_time: Duration::ZERO,
+                evaluations: 0,
+            });
+        }
+        Ok(built)
     }
 
-    /// Text that determines the generated module: the NLP and the extras, serialized
-    /// by CasADi, the module name and this crate's version (its derivative code).
-    fn alias<K: Kind>(nlp: &SymbolicNlp<K>, module: &str, extras: &[Function]) -> Result<String> {
-        let problem = Function::new(&format!("{module}_problem"), &[("x", &nlp.x), ("p", &nlp.p)], &[("f", &nlp.f), ("g", &nlp.g)])?;
-        let mut alias = format!("fesd-nlp {} {module}\n{}", env!("CARGO_PKG_VERSION"), problem.serialize()?);
+    /// Text that determines the generated module: the NLPs and the extras, serialized
+    /// by CasADi, the kernel prefixes, the module name and this crate's version (its
+    /// derivative code).
+    fn alias<K: Kind>(nlps: &[(&SymbolicNlp<K>, &str)], module: &str, extras: &[Function]) -> Result<String> {
+        let mut alias = format!("fesd-nlp {} {module}", env!("CARGO_PKG_VERSION"));
+        for (nlp, prefix) in nlps {
+            let problem = Function::new(&format!("{prefix}_problem"), &[("x", &nlp.x), ("p", &nlp.p)], &[("f", &nlp.f), ("g", &nlp.g)])?;
+            alias.push_str(&format!("\n{prefix}\n{}", problem.serialize()?));
+        }
         for e in extras {
             alias.push('\n');
             alias.push_str(&e.serialize()?);

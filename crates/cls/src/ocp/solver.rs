@@ -94,9 +94,15 @@ impl ClsOcpResult {
 impl ClsOcpSolver {
     /// Validates, transcribes and compiles `ocp` (kernels cached on disk).
     pub fn new(ocp: &ClsOcp) -> Result<ClsOcpSolver> {
+        Self::with_compile_options(ocp, &fesd_mpcc::CompileOptions::default())
+    }
+
+    /// As [`ClsOcpSolver::new`] with explicit compiler settings (cache directory,
+    /// optimization level, which constant tables stay in the C).
+    pub fn with_compile_options(ocp: &ClsOcp, compile: &fesd_mpcc::CompileOptions) -> Result<ClsOcpSolver> {
         let start = Instant::now();
         let t = transcribe(ocp)?;
-        let solver = MpccSolver::new(&t.mpcc, ocp.options.homotopy.clone())?;
+        let solver = MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?;
         Ok(ClsOcpSolver {
             ocp: ocp.clone(),
             p0: t.mpcc.p0.clone(),
@@ -109,6 +115,12 @@ impl ClsOcpSolver {
     /// Time spent transcribing and compiling (or loading) the kernels.
     pub fn build_time(&self) -> Duration {
         self.build_time
+    }
+
+    /// How the kernels were obtained: derivative and C generation time, compile and
+    /// load time, cache hit.
+    pub fn build_report(&self) -> fesd_mpcc::BuildReport {
+        self.solver.build_report()
     }
 
     /// The variable table.
