@@ -150,6 +150,12 @@ impl MpccSolver {
         self.compiled.build_report()
     }
 
+    /// The relaxed NLP as Ipopt sees it: bounds and the sparsity of the constraint
+    /// Jacobian and of the Lagrangian Hessian (lower triangle).
+    pub fn nlp_structure(&self) -> &ipopt::NlpStructure {
+        self.ipopt.structure()
+    }
+
     /// True if the kernels came from the on-disk cache.
     pub fn kernels_cached(&self) -> bool {
         self.compiled.build_report().cache_hit

@@ -94,6 +94,11 @@ impl OcpSolver {
         self.solver.build_report()
     }
 
+    /// The MPCC solver underneath (its NLP's structure, options, build report).
+    pub fn mpcc_solver(&self) -> &MpccSolver {
+        &self.solver
+    }
+
     /// The variable table.
     pub fn table(&self) -> &VariableTable {
         &self.t.table
