@@ -78,6 +78,11 @@ pub struct StageAlgebra {
     pub dual_at_state: SX,
     /// Step-equilibration groups.
     pub groups: Vec<EquilibrationGroup>,
+    /// For each pair, the pairs whose primals form one convex combination with its
+    /// primal (Stewart: the other θ of its subsystem; Step: the other channel of its
+    /// α). A pair whose primal is positive together with a sibling's is sliding; it
+    /// can leave the sliding mode only by its primal reaching zero continuously.
+    pub siblings: Vec<Vec<usize>>,
     /// Number of regions of each subsystem.
     pub n_regions: Vec<usize>,
 }
@@ -113,6 +118,7 @@ impl StageAlgebra {
         let mut xdot = model.f0.clone().unwrap_or_else(|| SX::zeros(model.n_x(), 1));
         let (mut theta_all, mut primal, mut dual, mut dual_at_state) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut groups = Vec::new();
+        let mut siblings: Vec<Vec<usize>> = Vec::new();
         let mut n_regions = Vec::new();
         let push = |z: &mut Vec<SX>, lb: &mut Vec<f64>, ub: &mut Vec<f64>, guess: &mut Vec<f64>, v: &SX, l: f64, u: f64, g: f64| {
             z.push(v.clone());
@@ -157,6 +163,7 @@ impl StageAlgebra {
                     let gmin = min_entry(&g)?;
                     dual_at_state.extend(g.iter().map(|gi| gi - &gmin));
                     let idx: Vec<usize> = (base..base + n_f).collect();
+                    siblings.extend(idx.iter().map(|&i| idx.iter().copied().filter(|&j| j != i).collect::<Vec<_>>()));
                     groups.push(EquilibrationGroup { dual_parts: vec![idx.clone()], primal_parts: vec![idx] });
                     ths
                 }
@@ -175,6 +182,8 @@ impl StageAlgebra {
                     dual.extend(entries(&ln)?);
                     primal.extend(a.iter().map(|aj| 1.0 - aj));
                     dual.extend(entries(&lp)?);
+                    siblings.extend((0..n_c).map(|j| vec![base + n_c + j]));
+                    siblings.extend((0..n_c).map(|j| vec![base + j]));
                     dual_at_state.extend(c.iter().map(|cj| (-cj).fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
                     dual_at_state.extend(c.iter().map(|cj| cj.fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
                     groups.push(EquilibrationGroup {
@@ -231,6 +240,7 @@ impl StageAlgebra {
             dual: column(&dual)?,
             dual_at_state: column(&dual_at_state)?,
             groups,
+            siblings,
             n_regions,
         })
     }

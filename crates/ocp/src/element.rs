@@ -13,7 +13,8 @@
 //!   `0 ≤ G ⊥ H ≥ 0` the complementarity pairs with cross complementarity (or, without
 //!   FESD, the pointwise pairs); `quad` the Lagrange cost `h Σ b_m L(x_m, u, p)`;
 //!   `theta` and `x_stage` for the results; `dual_sum` (over the left boundary and
-//!   every point) and `primal_sum` (over the stages) for step equilibration.
+//!   every point) and `primal_sum` (over the stages) for step equilibration;
+//!   `primal_end`, `primal_first` and `dual_stages` for the sliding-exit condition.
 
 use crate::error::Result;
 use casadi::{Function, SX};
@@ -121,6 +122,10 @@ pub(crate) fn element_kernel(
     // primals over the stages.
     let dual_sum: Vec<SX> = (0..n_comp).map(|i| sum(&std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect::<Vec<_>>())).collect();
     let primal_sum: Vec<SX> = (0..n_comp).map(|i| sum(&primals[..n_s].iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect();
+    // For the sliding-exit condition between neighbours: primals at the element's end
+    // (its last point) and first stage, duals summed over the stages.
+    let dual_stages: Vec<SX> = (0..n_comp).map(|i| sum(&duals[..n_s].iter().map(|d| d[i].clone()).collect::<Vec<_>>())).collect();
+    let (primal_end, primal_first) = (primals[n_pts - 1].clone(), primals[0].clone());
     let f = Function::new(
         "ocp_element",
         &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0), ("yref", &yref)],
@@ -135,9 +140,39 @@ pub(crate) fn element_kernel(
             ("dual_sum", &SX::column(&dual_sum)?),
             ("primal_sum", &SX::column(&primal_sum)?),
             ("path", &SX::column(&path_values)?),
+            ("primal_end", &SX::column(&primal_end)?),
+            ("primal_first", &SX::column(&primal_first)?),
+            ("dual_stages", &SX::column(&dual_stages)?),
         ],
     )?;
     Ok((f, sizes))
+}
+
+/// The sliding-exit kernel between two neighbouring elements of one control interval:
+/// `sliding_exit(primal_end_prev, primal_first_next, dual_stages_next) -> (G, H)`
+/// with, for every pair i, `G_i = P_i(end) Σ_{j ∈ siblings(i)} P_j(end) P_j(next)` and
+/// `H_i = Σ_stages D_i(next)`. A pair that leaves a sliding mode (its primal and a
+/// sibling's positive at the end of the previous element, its dual positive in the
+/// next, the sibling still active) must have its primal at zero at the boundary: the
+/// Filippov multiplier of a sliding mode fades continuously. Without it, an exit can
+/// be placed up to about c₁h/2 early (the region's vector field still points back to
+/// the surface, but not by enough to change the switching function's sign at the
+/// next element's stages): a first-order error.
+pub(crate) fn sliding_exit_kernel(alg: &StageAlgebra) -> Result<Function> {
+    let n = alg.n_comp();
+    let (pe, pf, ds) = (SX::sym("primal_end_prev", n), SX::sym("primal_first_next", n), SX::sym("dual_stages_next", n));
+    let (pee, pfe) = (pe.entries()?, pf.entries()?);
+    let g: Vec<SX> = (0..n)
+        .map(|i| {
+            let partners = alg.siblings[i].iter().fold(SX::scalar(0.0), |acc, &j| acc + &pee[j] * &pfe[j]);
+            &pee[i] * &partners
+        })
+        .collect();
+    Ok(Function::new(
+        "ocp_sliding_exit",
+        &[("primal_end_prev", &pe), ("primal_first_next", &pf), ("dual_stages_next", &ds)],
+        &[("G", &SX::column(&g)?), ("H", &ds)],
+    )?)
 }
 
 /// The step-equilibration kernel between two neighbouring elements:

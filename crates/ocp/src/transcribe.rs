@@ -99,12 +99,33 @@ fn table(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, fe: &[usize]) -> Varia
     t
 }
 
+/// Neighbour pairs (e − 1, e) of elements inside each control interval: `(prev, next)`.
+fn neighbours(fe: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let start: Vec<usize> = fe.iter().scan(0, |acc, &c| { let s = *acc; *acc += c; Some(s) }).collect();
+    let next: Vec<usize> = fe.iter().zip(&start).flat_map(|(&c, &s)| (1..c).map(move |m| s + m)).collect();
+    let prev = next.iter().map(|e| e - 1).collect();
+    (prev, next)
+}
+
+/// The columns `cols` of `m`.
+fn pick(m: &MX, cols: &[usize]) -> casadi::Result<MX> {
+    m.get(.., cols.to_vec())
+}
+
+/// The sliding-exit pairs between neighbouring elements (see
+/// [`crate::element::sliding_exit_kernel`]), as two column vectors.
+fn sliding_exit_pairs(alg: &StageAlgebra, fe: &[usize], primal_end: &MX, primal_first: &MX, dual_stages: &MX) -> Result<(MX, MX)> {
+    let (prev, next) = neighbours(fe);
+    let kernel = crate::element::sliding_exit_kernel(alg)?.map_with(next.len(), Parallelization::Serial)?;
+    let out = kernel.call(&[&pick(primal_end, &prev)?, &pick(primal_first, &next)?, &pick(dual_stages, &next)?])?;
+    Ok((out[0].reshape(out[0].numel(), 1)?, out[1].reshape(out[1].numel(), 1)?))
+}
+
 /// The step-equilibration term of the cost and, for `Direct`, the constraints
 /// `η_n (h_n − h_{n−1}) = 0`; between neighbouring elements of each interval.
 fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX, hs: &MX, dual_sums: &MX, primal_sums: &MX) -> Result<(MX, Option<MX>)> {
     let opts = &ocp.options.fesd;
     let (n, fe) = (ocp.n_intervals, ocp.fe_counts());
-    let start: Vec<usize> = fe.iter().scan(0, |acc, &c| { let s = *acc; *acc += c; Some(s) }).collect();
     // The numerical time grid: T itself when fixed, its guess when free (nosnoc's
     // speed-of-time formulation).
     let t_grid = match ocp.horizon {
@@ -112,10 +133,7 @@ fn step_equilibration(ocp: &Ocp, alg: &StageAlgebra, s: &ElementSizes, taus: &MX
         Horizon::Free { guess, .. } => guess,
     };
     let h_grid = taus * (t_grid / n as f64);
-    // Neighbour pairs (e − 1, e) inside each interval.
-    let next: Vec<usize> = (0..n).flat_map(|k| (1..fe[k]).map(|m| start[k] + m).collect::<Vec<_>>()).collect();
-    let prev: Vec<usize> = next.iter().map(|e| e - 1).collect();
-    let pick = |m: &MX, cols: &[usize]| m.get(.., cols.to_vec());
+    let (prev, next) = neighbours(&fe);
     let diff = || -> Result<MX> { Ok(pick(&h_grid, &next)? - pick(&h_grid, &prev)?) };
     use fesd_sim::StepEquilibration as Se;
     let rho = opts.rho_h;
@@ -293,7 +311,13 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
         }
     }
     let g_all = MX::vertcat(&g.iter().collect::<Vec<_>>())?;
-    let mut mpcc = Mpcc::new(w.clone(), f, vec(big_g)?, vec(big_h)?);
+    let (mut pairs_g, mut pairs_h) = (vec(big_g)?, vec(big_h)?);
+    if opts.use_fesd && ocp.options.sliding_exit_continuity && fe.iter().any(|&c| c > 1) {
+        let (eg, eh) = sliding_exit_pairs(&alg, &fe, &out[10], &out[11], &out[12])?;
+        pairs_g = MX::vertcat(&[&pairs_g, &eg])?;
+        pairs_h = MX::vertcat(&[&pairs_h, &eh])?;
+    }
+    let mut mpcc = Mpcc::new(w.clone(), f, pairs_g, pairs_h);
     mpcc.p = par.clone();
     mpcc.g = g_all;
     mpcc.lbg = lbg;
