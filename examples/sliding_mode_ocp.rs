@@ -5,7 +5,7 @@
 //! representation, heuristic-mean step equilibration ρ_h = 10, comp_tol 1e-9. Prints
 //! the objective (the reference reports 5.596209) and the terminal error of a
 //! high-accuracy re-simulation of the optimal controls, for FESD with the reference's
-//! settings, FESD with the sliding-exit condition (`sliding_exit_continuity`) and the
+//! settings, FESD with the sliding-exit condition (`fesd.sliding_exit_continuity`) and the
 //! standard discretization, each with its solve time.
 //!
 //! Run: `cargo run --release --example sliding_mode_ocp`
@@ -19,7 +19,7 @@ fn run(n_fe: usize, use_fesd: bool, exit: bool, verbosity: u8) -> Result<(OcpRes
     let mut ocp = problems::sliding_mode()?;
     ocp.options.fesd.n_fe = n_fe;
     ocp.options.fesd.use_fesd = use_fesd;
-    ocp.options.sliding_exit_continuity = exit;
+    ocp.options.fesd.sliding_exit_continuity = exit;
     ocp.options.homotopy.verbosity = verbosity;
     let mut solver = OcpSolver::new(&ocp)?;
     let r = solver.solve()?;

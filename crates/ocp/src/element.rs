@@ -149,29 +149,16 @@ pub(crate) fn element_kernel(
 }
 
 /// The sliding-exit kernel between two neighbouring elements of one control interval:
-/// `sliding_exit(primal_end_prev, primal_first_next, dual_stages_next) -> (G, H)`
-/// with, for every pair i, `G_i = P_i(end) Σ_{j ∈ siblings(i)} P_j(end) P_j(next)` and
-/// `H_i = Σ_stages D_i(next)`. A pair that leaves a sliding mode (its primal and a
-/// sibling's positive at the end of the previous element, its dual positive in the
-/// next, the sibling still active) must have its primal at zero at the boundary: the
-/// Filippov multiplier of a sliding mode fades continuously. Without it, an exit can
-/// be placed up to about c₁h/2 early (the region's vector field still points back to
-/// the surface, but not by enough to change the switching function's sign at the
-/// next element's stages): a first-order error.
+/// `sliding_exit(primal_end_prev, primal_first_next, dual_stages_next) -> (G, H)`, the
+/// pairs of [`fesd_sim::sliding_exit_pairs`].
 pub(crate) fn sliding_exit_kernel(alg: &StageAlgebra) -> Result<Function> {
     let n = alg.n_comp();
     let (pe, pf, ds) = (SX::sym("primal_end_prev", n), SX::sym("primal_first_next", n), SX::sym("dual_stages_next", n));
-    let (pee, pfe) = (pe.entries()?, pf.entries()?);
-    let g: Vec<SX> = (0..n)
-        .map(|i| {
-            let partners = alg.siblings[i].iter().fold(SX::scalar(0.0), |acc, &j| acc + &pee[j] * &pfe[j]);
-            &pee[i] * &partners
-        })
-        .collect();
+    let (g, h) = fesd_sim::sliding_exit_pairs(&alg.siblings, &pe.entries()?, &pf.entries()?, &ds.entries()?);
     Ok(Function::new(
         "ocp_sliding_exit",
         &[("primal_end_prev", &pe), ("primal_first_next", &pf), ("dual_stages_next", &ds)],
-        &[("G", &SX::column(&g)?), ("H", &ds)],
+        &[("G", &SX::column(&g)?), ("H", &SX::column(&h)?)],
     )?)
 }
 

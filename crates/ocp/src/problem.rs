@@ -137,15 +137,11 @@ pub struct OcpOptions {
     /// only at the element boundaries (default false; needs the integral form, whose
     /// stage unknowns are the stage states).
     pub state_bounds_at_stages: bool,
-    /// Sliding-exit condition between neighbouring elements of a control interval
-    /// (FESD only): a complementarity pair that leaves a sliding mode must do so with
-    /// its Filippov multiplier at zero (see the element module). Default false.
-    pub sliding_exit_continuity: bool,
 }
 
 impl Default for OcpOptions {
     fn default() -> Self {
-        OcpOptions { fesd: FesdOptions::default(), homotopy: HomotopyOptions::default(), state_bounds_at_stages: false, sliding_exit_continuity: false }
+        OcpOptions { fesd: FesdOptions::default(), homotopy: HomotopyOptions::default(), state_bounds_at_stages: false }
     }
 }
 

@@ -112,8 +112,8 @@ fn pick(m: &MX, cols: &[usize]) -> casadi::Result<MX> {
     m.get(.., cols.to_vec())
 }
 
-/// The sliding-exit pairs between neighbouring elements (see
-/// [`crate::element::sliding_exit_kernel`]), as two column vectors.
+/// The sliding-exit pairs between neighbouring elements of each control interval (not
+/// across intervals, where the control may jump), as two column vectors.
 fn sliding_exit_pairs(alg: &StageAlgebra, fe: &[usize], primal_end: &MX, primal_first: &MX, dual_stages: &MX) -> Result<(MX, MX)> {
     let (prev, next) = neighbours(fe);
     let kernel = crate::element::sliding_exit_kernel(alg)?.map_with(next.len(), Parallelization::Serial)?;
@@ -312,7 +312,7 @@ pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
     }
     let g_all = MX::vertcat(&g.iter().collect::<Vec<_>>())?;
     let (mut pairs_g, mut pairs_h) = (vec(big_g)?, vec(big_h)?);
-    if opts.use_fesd && ocp.options.sliding_exit_continuity && fe.iter().any(|&c| c > 1) {
+    if opts.use_fesd && opts.sliding_exit_continuity && fe.iter().any(|&c| c > 1) {
         let (eg, eh) = sliding_exit_pairs(&alg, &fe, &out[10], &out[11], &out[12])?;
         pairs_g = MX::vertcat(&[&pairs_g, &eg])?;
         pairs_h = MX::vertcat(&[&pairs_h, &eh])?;

@@ -117,7 +117,7 @@ fn the_sliding_exit_condition_makes_the_resimulated_controls_exact() {
         let mut ocp = problems::sliding_mode().unwrap();
         ocp.options.fesd.n_fe = n_fe;
         ocp.options.fesd.use_fesd = use_fesd;
-        ocp.options.sliding_exit_continuity = exit;
+        ocp.options.fesd.sliding_exit_continuity = exit;
         let mut solver = OcpSolver::new(&ocp).unwrap();
         let r = solver.solve().unwrap();
         assert!(r.status.is_converged(), "{:?}", r.status);

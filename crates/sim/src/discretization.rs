@@ -154,6 +154,25 @@ pub fn complementarity_pairs(opts: &FesdOptions, left: &[SX], primals: &[Vec<SX>
     (big_g, big_h)
 }
 
+/// The sliding-exit pairs between two neighbouring elements (see
+/// [`FesdOptions::sliding_exit_continuity`]): for every pair i,
+/// `G_i = P_i(end) Σ_{j ∈ siblings(i)} P_j(end) P_j(first)` and `H_i = Σ_stages D_i`,
+/// with `P(end)` the primals at the previous element's last point, `P(first)` those
+/// at the next element's first stage and `D` the next element's stage duals. A pair
+/// that is sliding at the end of the previous element (its primal and a sibling's
+/// positive), inactive in the next (dual positive) while the sibling stays active,
+/// must have its primal at zero: the Filippov multiplier fades continuously. Crossings
+/// (one primal active at the end) and sliding entries (dual zero) are not affected.
+pub fn sliding_exit_pairs(siblings: &[Vec<usize>], primal_end: &[SX], primal_first: &[SX], dual_stages: &[SX]) -> (Vec<SX>, Vec<SX>) {
+    let g = (0..siblings.len())
+        .map(|i| {
+            let partners = siblings[i].iter().fold(SX::scalar(0.0), |acc, &j| acc + &primal_end[j] * &primal_first[j]);
+            &primal_end[i] * &partners
+        })
+        .collect();
+    (g, dual_stages.to_vec())
+}
+
 fn sum(items: &[SX]) -> SX {
     items.iter().fold(SX::scalar(0.0), |a, b| a + b)
 }
@@ -310,6 +329,16 @@ impl FesdInterval {
         }
         if opts.use_fesd {
             eq(&mut g, sum(&tau) - 1.0, &mut lbg, &mut ubg);
+        }
+        if opts.use_fesd && opts.sliding_exit_continuity {
+            for n in 1..n_fe {
+                let (prev, next) = (&elements[n - 1].0, &elements[n].0);
+                let last = prev.len() - 1;
+                let dual_stages: Vec<SX> = (0..alg.n_comp()).map(|i| sum(&next[..n_s].iter().map(|pt| pt.dual[i].clone()).collect::<Vec<_>>())).collect();
+                let (g_e, h_e) = sliding_exit_pairs(&alg.siblings, &prev[last].primal, &next[0].primal, &dual_stages);
+                big_g.extend(g_e);
+                big_h.extend(h_e);
+            }
         }
 
         // Step equilibration.

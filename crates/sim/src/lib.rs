@@ -28,7 +28,7 @@ mod output;
 mod plot;
 mod simulator;
 
-pub use discretization::{complementarity_pairs, FesdInterval, Layout};
+pub use discretization::{complementarity_pairs, sliding_exit_pairs, FesdInterval, Layout};
 pub use error::{Result, SimError};
 #[cfg(feature = "plot")]
 pub use plot::register_font;

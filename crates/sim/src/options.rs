@@ -85,6 +85,15 @@ pub struct FesdOptions {
     pub step_equilibration: StepEquilibration,
     /// Weight ρ_h of the step-equilibration cost (default 1).
     pub rho_h: f64,
+    /// Sliding-exit condition between neighbouring elements (FESD only; default
+    /// false): a complementarity pair that leaves a sliding mode must do so with its
+    /// Filippov multiplier at zero at the boundary ([`sliding_exit_pairs`]). Without it
+    /// an exit can land up to about c₁h/2 early, a first-order error. It also forbids
+    /// a sliding mode ending by a jump of its multiplier inside an interval (e.g. when
+    /// another subsystem switches at the same instant).
+    ///
+    /// [`sliding_exit_pairs`]: crate::sliding_exit_pairs
+    pub sliding_exit_continuity: bool,
 }
 
 impl Default for FesdOptions {
@@ -101,6 +110,7 @@ impl Default for FesdOptions {
             cross_complementarity: CrossComplementarity::default(),
             step_equilibration: StepEquilibration::default(),
             rho_h: 1.0,
+            sliding_exit_continuity: false,
         }
     }
 }

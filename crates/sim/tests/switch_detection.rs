@@ -74,6 +74,25 @@ fn leaving_the_sliding_mode_at_t_one() {
 }
 
 #[test]
+fn the_sliding_exit_condition_pins_the_exit_without_a_tight_tolerance() {
+    // As above, with Ipopt's default tolerance: the exit condition (θ of the region
+    // left behind is zero at the exit boundary) fixes the exit where the Filippov
+    // multiplier reaches zero, instead of where the switching function (quadratic in
+    // t − 1) first changes sign at a stage.
+    for representation in [Representation::Stewart, Representation::Step] {
+        let mut opts = SimulatorOptions { step: 2.0 / 7.0, n_steps: 7, ..Default::default() };
+        opts.fesd.representation = representation;
+        opts.fesd.sliding_exit_continuity = true;
+        let r = Simulator::new(&models::leaving_sliding_mode(), opts).unwrap().simulate(&[0.0, 0.0], &[], &[]).unwrap();
+        assert!(r.completed);
+        println!("{representation:?}: leaves at {:?}, x(2) = {}", r.switch_times, r.x_final()[0]);
+        assert_eq!(r.switch_times.len(), 1, "{representation:?}: {:?}", r.switch_times);
+        assert!((r.switch_times[0] - 1.0).abs() <= 1e-6, "{representation:?}: leaves at {}", r.switch_times[0]);
+        assert!((r.x_final()[0] - 0.5).abs() <= 1e-6, "{representation:?}: x(2) = {}", r.x_final()[0]);
+    }
+}
+
+#[test]
 fn oscillator_switch_time_state_and_end_state() {
     // Radau IIA, n_s = 3, N_FE = 2, 29 steps over T = π/2.
     let t_end = std::f64::consts::FRAC_PI_2;
