@@ -13,7 +13,8 @@
 //! trajectory is sensitive: after t ≈ 5 its sliding episodes make solutions of
 //! different resolutions drift apart, so later times do not measure accuracy).
 //!
-//! Run: `cargo run --release --example sim_benchmark [repeats]`
+//! Run: `cargo run --release --example sim_benchmark [repeats] [exit=1]` (`exit=1`:
+//! the sliding-exit condition `fesd.sliding_exit_continuity` in the measured runs)
 
 use fesd::sim::{models, SimulationResult, Simulator, SimulatorOptions};
 use std::time::Instant;
@@ -53,11 +54,13 @@ fn report(name: &str, r: &SimulationResult, best: f64) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let repeats: usize = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(3);
+    let exit = std::env::args().any(|a| a == "exit=1");
+    let repeats: usize = std::env::args().skip(1).find(|a| a != "exit=1").map(|s| s.parse()).transpose()?.unwrap_or(3);
 
     let t_end = std::f64::consts::FRAC_PI_2;
     let mut o = SimulatorOptions { step: t_end / 29.0, n_steps: 29, ..Default::default() };
     o.fesd.n_s = 3;
+    o.fesd.sliding_exit_continuity = exit;
     let mut osc = Simulator::new(&models::oscillator()?, o)?;
     let (r, best) = best_of(&mut osc, &models::oscillator_x0(), repeats)?;
     report("oscillator", &r, best);
@@ -69,6 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let x0 = [0.0, -0.001, -0.02];
     let mut o = SimulatorOptions { step: 0.05, n_steps: 200, ..Default::default() };
     o.fesd.n_s = 2;
+    o.fesd.sliding_exit_continuity = exit;
     let mut sim = Simulator::new(&relay, o)?;
     let (r, best) = best_of(&mut sim, &x0, repeats)?;
     report("relay", &r, best);
