@@ -318,12 +318,14 @@ fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration
     Ok(())
 }
 
-/// The alias file of `alias` under these options (the compiler command is part of it).
+/// The alias file of `alias` under these options (the compiler command and where the
+/// constant tables go are part of it).
 fn alias_path(alias: &str, opts: &CompileOptions) -> PathBuf {
     let mut h = Sha256::new();
-    h.update(b"fesd-alias-v1\0");
+    h.update(b"fesd-alias-v2\0");
     h.update(casadi::CASADI_VERSION.as_bytes());
     h.update(b"\0");
+    h.update(format!("{:?}\0", opts.tables_out_of_line).as_bytes());
     h.update(compiler_command(opts).join("\x1f").as_bytes());
     h.update(b"\0");
     h.update(alias.as_bytes());

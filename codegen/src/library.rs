@@ -73,11 +73,35 @@ impl Ccs {
     }
 }
 
-/// A loaded object and the constant tables its code points into (dropped after it).
+/// A loaded object and the constant tables its code points into. Both are released
+/// together under the registry's lock ([`BOUND_TABLES`]), so that no other thread
+/// reloads the object between its unloading and the tables' release and finds tables
+/// that look bound to it.
 struct Loaded {
-    lib: libloading::Library,
-    _tables: Option<ConstantTables>,
+    lib: Option<libloading::Library>,
+    tables: Option<Arc<ConstantTables>>,
 }
+
+impl Loaded {
+    fn lib(&self) -> &libloading::Library {
+        self.lib.as_ref().expect("an object stays loaded until its handle is dropped")
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let _bound = BOUND_TABLES.lock().unwrap_or_else(|e| e.into_inner());
+        drop(self.lib.take());
+        drop(self.tables.take());
+    }
+}
+
+/// The tables bound into each loaded object, by path. Opening the same object twice
+/// gives the same handle and the same static pointers, so the second opener must use
+/// (and keep alive) the tables the first one bound instead of binding its own, which
+/// would dangle once either is dropped. An entry dies with its last user; the object
+/// is unloaded then too, and its next load binds afresh.
+static BOUND_TABLES: std::sync::Mutex<Vec<(PathBuf, std::sync::Weak<ConstantTables>)>> = std::sync::Mutex::new(Vec::new());
 
 /// A loaded shared object of generated kernels.
 pub struct KernelLibrary {
@@ -93,11 +117,25 @@ impl KernelLibrary {
     }
 
     pub(crate) fn open_module(path: &Path, module: &str, kernels: &[String], outcome: CacheOutcome) -> Result<KernelLibrary> {
+        // Loading and binding under one lock: another thread must not see the object
+        // loaded with its tables not yet bound, or bind them a second time.
+        let mut bound = BOUND_TABLES.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the library is code we generated; its initializers are CasADi's (none).
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| CodegenError::Load { path: path.to_path_buf(), message: e.to_string() })?;
-        let tables = Self::bind_tables(&lib, path, module)?;
-        let loaded = Loaded { lib, _tables: tables };
+        bound.retain(|(_, t)| t.strong_count() > 0);
+        let tables = match bound.iter().find(|(p, _)| p == path).and_then(|(_, t)| t.upgrade()) {
+            Some(t) => Some(t),
+            None => {
+                let t = Self::bind_tables(&lib, path, module)?.map(Arc::new);
+                if let Some(t) = &t {
+                    bound.push((path.to_path_buf(), Arc::downgrade(t)));
+                }
+                t
+            }
+        };
+        drop(bound);
+        let loaded = Loaded { lib: Some(lib), tables };
         let this = KernelLibrary { lib: Arc::new(loaded), path: path.to_path_buf(), outcome, kernels: kernels.to_vec() };
         let int_size: SizeFn = this.symbol(&format!("{module}_casadi_int_size"))?;
         let real_size: SizeFn = this.symbol(&format!("{module}_casadi_real_size"))?;
@@ -134,7 +172,7 @@ impl KernelLibrary {
         // SAFETY: callers name symbols of the generated C API with their exact C signature.
         unsafe {
             self.lib
-                .lib
+                .lib()
                 .get::<T>(name.as_bytes())
                 .map(|s| *s)
                 .map_err(|e| CodegenError::Load { path: self.path.clone(), message: format!("symbol {name}: {e}") })

@@ -70,6 +70,14 @@ fn constant_tables_beside_the_object_give_the_same_kernels() {
     let reason = again.rebuilt_because().expect("damaged tables not detected");
     assert!(reason.contains("tables"), "{reason}");
     drop(again);
+    // The same object opened twice shares its tables: dropping the first handle must
+    // leave the second working.
+    let first = matches_casadi(&opts);
+    let second = matches_casadi(&opts);
+    assert_eq!(first.path(), second.path());
+    drop(first);
+    drop(matches_casadi(&opts));
+    drop(second);
     matches_casadi(&opts);
 }
 
