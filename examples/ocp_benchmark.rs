@@ -5,8 +5,10 @@
 //! `<case>_wall_time_s` (solve only, compilation excluded), `<case>_ipopt_iterations`
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
-//! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …] <case> …]`
-//! (`-v`: Ipopt's output; `--ipopt`: an Ipopt option for every NLP of the homotopy)
+//! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …]
+//! [--sigma0 S] [--kappa K] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
+//! `--ipopt`: an Ipopt option for every NLP of the homotopy; the others change the
+//! homotopy or start from a simulated guess, for experiments)
 
 use fesd::ipopt::OptionValue;
 use fesd::ocp::{problems, OcpSolver};
@@ -17,9 +19,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verbose = args.iter().any(|a| a == "-v");
     let mut ipopt = Vec::new();
     let mut cases = Vec::new();
+    let (mut sigma0, mut kappa, mut simulate_guess) = (None, None, false);
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
-        if a == "--ipopt" {
+        if a == "--sigma0" || a == "--kappa" {
+            let v: f64 = rest.next().ok_or("--sigma0/--kappa need a value")?.parse()?;
+            if a == "--sigma0" {
+                sigma0 = Some(v);
+            } else {
+                kappa = Some(v);
+            }
+        } else if a == "--guess-by-simulation" {
+            simulate_guess = true;
+        } else if a == "--ipopt" {
             let kv = rest.next().ok_or("--ipopt needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--ipopt {kv}: expected key=value"))?;
             ipopt.push((k.to_string(), OptionValue::parse_for(k, v)));
@@ -39,7 +51,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ocp.options.homotopy.verbosity = 2;
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
+        if let Some(s) = sigma0 {
+            ocp.options.homotopy.sigma_0 = s;
+        }
+        if let Some(k) = kappa {
+            ocp.options.homotopy.kappa = k;
+        }
         let mut solver = OcpSolver::new(&ocp)?;
+        if simulate_guess {
+            let failed = solver.guess_by_simulation()?;
+            println!("{case}: simulated guess, {failed} intervals did not converge");
+        }
         let r = solver.solve()?;
         println!("{case}: {:?}, built in {:.2} s, {} unknowns", r.status, solver.build_time().as_secs_f64(), solver.table().len());
         println!("{case}_wall_time_s = {:.4}", r.mpcc.timing.total);
