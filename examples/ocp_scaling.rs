@@ -1,12 +1,13 @@
 //! Size of the generated C and build time of an OCP against the number of control
-//! intervals N (N_FE = 2 unless `n_fe=K`): the car with turbo (`model=car`, default)
-//! or three boxes pushed on a line (`model=boxes`, FESD-J, T = 6), one element kernel
-//! mapped over all N · N_FE elements. Each N builds into a fresh kernel cache, so every build
+//! intervals N (N_FE = 2 unless `n_fe=K`): the car with turbo (`model=car`, default),
+//! the voice-coil motor (`model=motor`, N_FE = 2, L2-relaxed-scaled step
+//! equilibration) or three boxes pushed on a line (`model=boxes`, FESD-J, T = 6), one
+//! element kernel mapped over all N · N_FE elements. Each N builds into a fresh kernel cache, so every build
 //! compiles. Prints per N the bytes of compiled C and of the constant tables stored
 //! beside the object, the time deriving and generating C, the compile time, and
 //! (unless `solve=0`) the solve: T, Ipopt iterations, time per iteration.
 //!
-//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 … n_fe=K model=boxes opt=0|1|2|3 solve=0 tables=inline]`
+//! Run: `cargo run --release --example ocp_scaling [-- N1 N2 … n_fe=K model=car|motor|boxes opt=0|1|2|3 solve=0 tables=inline]`
 //! (default N = 10 50 200 1000; `tables=inline` compiles every constant table into
 //! the C, as before tables moved out; with `KEEP=1` the per-N kernel caches stay in
 //! the temp directory for inspection)
@@ -18,50 +19,53 @@ use fesd::ocp::{problems, OcpSolver};
 
 /// A built OCP of either kind.
 enum Built {
-    Car(OcpSolver),
-    Boxes(ClsOcpSolver),
+    /// A switched-system OCP.
+    Switched(OcpSolver),
+    /// A rigid-body OCP.
+    RigidBodies(ClsOcpSolver),
 }
 
 /// Builds the chosen OCP with `n` intervals of `n_fe` elements.
 fn build(model: &str, n: usize, n_fe: usize, compile: &CompileOptions) -> Result<Built, Box<dyn std::error::Error>> {
     Ok(match model {
         "car" => {
-            Built::Car(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?)
+            Built::Switched(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?)
         }
+        "motor" => Built::Switched(OcpSolver::with_compile_options(&problems::voice_coil_motor(n)?, compile)?),
         "boxes" => {
             let m = three_boxes()?;
             let u = m.u.clone();
             let mut ocp = ClsOcp::new(m, 6.0, n, &[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6]).with_control_bounds(&[-30.0], &[30.0]).with_lagrange(&u * &u);
             ocp.options.cls.n_fe = n_fe;
-            Built::Boxes(ClsOcpSolver::with_compile_options(&ocp, compile)?)
+            Built::RigidBodies(ClsOcpSolver::with_compile_options(&ocp, compile)?)
         }
-        other => return Err(format!("model={other}: expected car or boxes").into()),
+        other => return Err(format!("model={other}: expected car, motor or boxes").into()),
     })
 }
 
 impl Built {
     fn report(&self) -> BuildReport {
         match self {
-            Built::Car(s) => s.build_report(),
-            Built::Boxes(s) => s.build_report(),
+            Built::Switched(s) => s.build_report(),
+            Built::RigidBodies(s) => s.build_report(),
         }
     }
 
     fn unknowns(&self) -> usize {
         match self {
-            Built::Car(s) => s.table().len(),
-            Built::Boxes(s) => s.table().len(),
+            Built::Switched(s) => s.table().len(),
+            Built::RigidBodies(s) => s.table().len(),
         }
     }
 
     /// Solve time, final time (NaN for the boxes: T is fixed) and Ipopt iterations.
     fn solve(&mut self) -> Result<(f64, f64, usize), Box<dyn std::error::Error>> {
         Ok(match self {
-            Built::Car(s) => {
+            Built::Switched(s) => {
                 let r = s.solve()?;
                 (r.mpcc.timing.total, r.t_final, r.mpcc.total_iterations)
             }
-            Built::Boxes(s) => {
+            Built::RigidBodies(s) => {
                 let r = s.solve()?;
                 (r.mpcc.timing.total, f64::NAN, r.mpcc.total_iterations)
             }
@@ -103,7 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     _ => return Err(format!("opt={v}: expected 0, 1, 2 or 3").into()),
                 }
             }
-            _ => ns.push(arg.parse::<usize>().map_err(|e| format!("{arg}: {e} (expected N, n_fe=K, model=car|boxes, opt=L, solve=0 or tables=inline)"))?),
+            _ => ns.push(arg.parse::<usize>().map_err(|e| format!("{arg}: {e} (expected N, n_fe=K, model=car|motor|boxes, opt=L, solve=0 or tables=inline)"))?),
         }
     }
     let ns = if ns.is_empty() { vec![10, 50, 200, 1000] } else { ns };
