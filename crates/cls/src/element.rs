@@ -139,6 +139,12 @@ impl<'a> Builder<'a> {
         self.frictional.len()
     }
 
+    /// The ℓ1 tie-break cost of what was built: `rho_multipliers` × the multipliers
+    /// the relaxation leaves free, plus `rho_impulses` × the normal impulses.
+    pub fn tie_break_cost(&self) -> SX {
+        self.opts.rho_multipliers * sum(&self.tie_break, 1) + self.opts.rho_impulses * sum(&self.impulses, 1)
+    }
+
     fn cross(&mut self, active: &[AtPoint], slack: &[AtPoint]) {
         self.pairs.extend(cross_pairs(self.opts.cross_complementarity, self.opts.use_fesd, active, slack));
     }

@@ -120,7 +120,7 @@ impl ClsStep {
             start = e.end.clone();
             elements.push(e);
         }
-        let mut f = opts.rho_multipliers * b.tie_break.iter().fold(SX::scalar(0.0), |a, c| a + c) + opts.rho_impulses * b.impulses.iter().fold(SX::scalar(0.0), |a, c| a + c);
+        let mut f = b.tie_break_cost();
         if opts.use_fesd {
             b.con.eq(h.iter().fold(SX::scalar(0.0), |a, c| a + c) - &t_int);
             f = f + equilibration(opts, &h, &h_nom, &elements, &mut b.con)?;

@@ -88,8 +88,7 @@ pub(crate) fn element_kernel(
         ind.gamma.clone(),
         ind.cone.clone(),
     ])?;
-    let tie = opts.rho_multipliers * b.tie_break.iter().fold(SX::scalar(0.0), |a, c| a + c)
-        + opts.rho_impulses * b.impulses.iter().fold(SX::scalar(0.0), |a, c| a + c);
+    let tie = b.tie_break_cost();
     let (big_g, big_h): (Vec<SX>, Vec<SX>) = b.pairs.iter().cloned().unzip();
     let inputs = [
         ("w", &w),
