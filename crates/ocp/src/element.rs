@@ -37,6 +37,11 @@ fn sum(v: &[SX]) -> SX {
     v.iter().skip(1).fold(v[0].clone(), |acc, e| acc + e)
 }
 
+/// For each of `n` components, its sum over `points` (each a list of components).
+fn component_sums(points: &[Vec<SX>], n: usize) -> Vec<SX> {
+    (0..n).map(|i| sum(&points.iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect()
+}
+
 /// Builds the element kernel. `lagrange` is the stage cost `L(x, u, p)` (scalar SX in
 /// the model's symbols), if any.
 pub(crate) fn element_kernel(
@@ -120,11 +125,12 @@ pub(crate) fn element_kernel(
     let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals);
     // Sums for step equilibration: duals over the left boundary and every point,
     // primals over the stages.
-    let dual_sum: Vec<SX> = (0..n_comp).map(|i| sum(&std::iter::once(left[i].clone()).chain(duals.iter().map(|d| d[i].clone())).collect::<Vec<_>>())).collect();
-    let primal_sum: Vec<SX> = (0..n_comp).map(|i| sum(&primals[..n_s].iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect();
+    let boundary_and_points: Vec<Vec<SX>> = std::iter::once(left.clone()).chain(duals.iter().cloned()).collect();
+    let dual_sum = component_sums(&boundary_and_points, n_comp);
+    let primal_sum = component_sums(&primals[..n_s], n_comp);
     // For the sliding-exit condition between neighbours: primals at the element's end
     // (its last point) and first stage, duals summed over the stages.
-    let dual_stages: Vec<SX> = (0..n_comp).map(|i| sum(&duals[..n_s].iter().map(|d| d[i].clone()).collect::<Vec<_>>())).collect();
+    let dual_stages = component_sums(&duals[..n_s], n_comp);
     let (primal_end, primal_first) = (primals[n_pts - 1].clone(), primals[0].clone());
     let f = Function::new(
         "ocp_element",
