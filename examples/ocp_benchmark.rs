@@ -6,7 +6,7 @@
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
 //! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …]
-//! [--sigma0 S] [--kappa K] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
+//! [--sigma0 S] [--kappa K] [--warm-start-duals] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
 //! `--ipopt`: an Ipopt option for every NLP of the homotopy; the others change the
 //! homotopy or start from a simulated guess, for experiments)
 
@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verbose = args.iter().any(|a| a == "-v");
     let mut ipopt = Vec::new();
     let mut cases = Vec::new();
-    let (mut sigma0, mut kappa, mut simulate_guess) = (None, None, false);
+    let (mut sigma0, mut kappa, mut simulate_guess, mut warm_duals) = (None, None, false, false);
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
         if a == "--sigma0" || a == "--kappa" {
@@ -31,6 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
+        } else if a == "--warm-start-duals" {
+            warm_duals = true;
         } else if a == "--ipopt" {
             let kv = rest.next().ok_or("--ipopt needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--ipopt {kv}: expected key=value"))?;
@@ -51,6 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ocp.options.homotopy.verbosity = 2;
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
+        ocp.options.homotopy.warm_start_duals |= warm_duals;
         if let Some(s) = sigma0 {
             ocp.options.homotopy.sigma_0 = s;
         }

@@ -11,7 +11,8 @@
 //! | [`mpcc`] | `fesd-mpcc` | MPCCs by relaxation homotopy over one compiled NLP; NOSBENCH files |
 //! | [`rk`] | `fesd-rk` | Butcher tableaus for any number of stages |
 //! | [`model`] | `fesd-model` | PSS models; Stewart and Step DCS lowering |
-//! | [`sim`] | `fesd-sim` | the FESD discretization and the simulator |
+//! | [`discretization`] | `fesd-discretization` | FESD element kernels mapped over a horizon, couplings, the variable table |
+//! | [`sim`] | `fesd-sim` | the simulator (one interval of the element grid per step) |
 //! | [`ocp`] | `fesd-ocp` | direct optimal control on FESD |
 //! | [`cls`] | `fesd-cls` | FESD-J: rigid bodies with impacts and friction |
 //!
@@ -45,6 +46,7 @@ pub struct ReadmeDoctests;
 pub use casadi;
 pub use fesd_cls as cls;
 pub use fesd_codegen as codegen;
+pub use fesd_discretization as discretization;
 pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;
 pub use fesd_ocp as ocp;

@@ -26,6 +26,12 @@ pub enum OcpError {
     },
 }
 
+impl From<fesd_discretization::DiscretizationError> for OcpError {
+    fn from(e: fesd_discretization::DiscretizationError) -> Self {
+        OcpError::Discretization(e.into())
+    }
+}
+
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, OcpError>;
 

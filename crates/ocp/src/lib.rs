@@ -3,7 +3,8 @@
 //! An [`Ocp`] states the problem on a [`fesd_model::PssModel`]: horizon (fixed or
 //! free), N control intervals with piecewise-constant controls, N_FE finite elements
 //! per interval, bounds, Lagrange and Mayer costs, terminal constraints.
-//! [`OcpSolver::new`] transcribes it: one SX kernel holds a finite element's
+//! [`OcpSolver::new`] transcribes it on the element grid of `fesd-discretization`:
+//! one SX kernel holds a finite element's
 //! equations and complementarity pairs, mapped (CasADi `map`) over all N · N_FE
 //! elements, so the generated C does not grow with N; small couplings link neighbours
 //! (continuity, boundary duals, Σh = T/N per interval). Every unknown is named in a
@@ -22,7 +23,6 @@
 //! # Ok(()) }
 //! ```
 
-mod element;
 mod error;
 mod output;
 #[cfg(feature = "plot")]
@@ -30,11 +30,9 @@ mod plot;
 mod problem;
 pub mod problems;
 mod solver;
-mod table;
 mod transcribe;
 
 pub use error::{OcpError, Result};
 pub use problem::{FreeParameter, Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint, TerminalPenalty, Tracking};
 pub use solver::{OcpResult, OcpSolver};
-pub use table::{Block, VariableTable};
-pub use transcribe::interval_sums;
+pub use fesd_discretization::{interval_sums, Block, VariableTable};

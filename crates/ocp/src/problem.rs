@@ -101,15 +101,7 @@ pub struct Tracking {
     pub reference: Vec<Vec<f64>>,
 }
 
-/// Where a path constraint is imposed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PathPoints {
-    /// At every RK stage of every element (default).
-    #[default]
-    Stages,
-    /// At the end of every element.
-    ElementEnds,
-}
+pub use fesd_discretization::PathPoints;
 
 /// A nonlinear path constraint `lower ≤ c(x, u, p) ≤ upper`.
 #[derive(Clone, Debug)]

@@ -2,7 +2,7 @@
 
 use crate::error::{invalid, Result};
 use crate::problem::Ocp;
-use crate::table::VariableTable;
+use fesd_discretization::VariableTable;
 use crate::transcribe::{transcribe, Transcription};
 use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
 use serde::Serialize;
@@ -192,7 +192,6 @@ impl OcpSolver {
         // OCP's own discretization.
         let mut simulators: std::collections::BTreeMap<usize, fesd_sim::Simulator> = Default::default();
         let mut w = self.t.table.guess.clone();
-        let n_x = self.t.sizes.n_x;
         let (mut x, mut failed) = (x0, 0);
         for (k, &n_fe) in self.t.fe.iter().enumerate() {
             let sim = match simulators.entry(n_fe) {
@@ -208,25 +207,17 @@ impl OcpSolver {
             if !sim.step_with_length(&mut state, &ocp.u_guess, &p, horizon / self.n_intervals as f64)? {
                 failed += 1;
             }
-            let (sw, l) = (state.solution(), &sim.interval().layout);
-            let pick = |offsets: &[usize], len: usize| -> Vec<f64> { offsets.iter().flat_map(|&o| sw[o..o + len].to_vec()).collect() };
+            let (sw, from) = (state.solution(), &sim.interval().table);
             for n in 0..n_fe {
-                let mut put = |name: &str, values: Vec<f64>| -> Result<()> {
-                    let Some(b) = self.t.table.block(name, Some(k), Some(n)) else {
+                for name in ["tau", "k", "z", "x"] {
+                    let (Some(src), Some(dst)) = (from.block(name, Some(0), Some(n)), self.t.table.block(name, Some(k), Some(n))) else {
                         return invalid("guess_by_simulation", format!("no block {name}({k}, {n})"));
                     };
-                    if b.len != values.len() {
-                        return invalid("guess_by_simulation", format!("block {name}({k}, {n}) has {} entries, the simulation {}", b.len, values.len()));
+                    if src.len != dst.len {
+                        return invalid("guess_by_simulation", format!("block {name}({k}, {n}) has {} entries, the simulation {}", dst.len, src.len));
                     }
-                    w[b.offset..b.offset + b.len].copy_from_slice(&values);
-                    Ok(())
-                };
-                if let Some(tau) = &l.tau {
-                    put("tau", vec![sw[tau[n]]])?;
+                    w[dst.offset..dst.offset + dst.len].copy_from_slice(&sw[src.offset..src.offset + src.len]);
                 }
-                put("k", pick(&l.stage[n], n_x))?;
-                put("z", pick(&l.z[n], l.n_z))?;
-                put("x", sw[l.x_end[n]..l.x_end[n] + n_x].to_vec())?;
             }
             x = state.x.clone();
         }

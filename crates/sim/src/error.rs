@@ -42,5 +42,17 @@ pub enum SimError {
     },
 }
 
+impl From<fesd_discretization::DiscretizationError> for SimError {
+    fn from(e: fesd_discretization::DiscretizationError) -> Self {
+        use fesd_discretization::DiscretizationError as D;
+        match e {
+            D::Model(e) => SimError::Model(e),
+            D::Casadi(e) => SimError::Casadi(e),
+            D::Stages(e) => SimError::Stages(e),
+            D::InvalidOption { name, reason } => SimError::InvalidOption { name, reason },
+        }
+    }
+}
+
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, SimError>;

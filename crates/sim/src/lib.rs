@@ -1,6 +1,6 @@
-//! FESD for switched systems: the discretization of one interval and a simulator.
+//! FESD for switched systems: the discretization of one step and a simulator.
 //!
-//! [`FesdInterval`] discretizes a [`fesd_model::PssModel`] on `[0, T]` with
+//! [`FesdInterval`] (one interval of the element grid of `fesd-discretization`) discretizes a [`fesd_model::PssModel`] on `[0, T]` with
 //! Runge–Kutta finite elements whose step sizes are unknowns (FESD), cross
 //! complementarity and step equilibration ([`FesdOptions`]), yielding an MPCC in the
 //! parameters `(x0, u, p)`. [`Simulator`] solves it step after step with the
@@ -22,15 +22,14 @@
 mod discretization;
 mod error;
 pub mod models;
-mod options;
 mod output;
 #[cfg(feature = "plot")]
 mod plot;
 mod simulator;
 
-pub use discretization::{complementarity_pairs, sliding_exit_pairs, FesdInterval, Layout};
+pub use discretization::{FesdInterval, Layout};
+pub use fesd_discretization::{complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
 pub use error::{Result, SimError};
 #[cfg(feature = "plot")]
 pub use plot::register_font;
-pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
 pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};

@@ -3,7 +3,7 @@
 
 use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
-use crate::options::FesdOptions;
+use fesd_discretization::FesdOptions;
 use fesd_model::PssModel;
 use fesd_mpcc::{HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};

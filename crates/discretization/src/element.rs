@@ -14,23 +14,56 @@
 //!   FESD, the pointwise pairs); `quad` the Lagrange cost `h Σ b_m L(x_m, u, p)`;
 //!   `theta` and `x_stage` for the results; `dual_sum` (over the left boundary and
 //!   every point) and `primal_sum` (over the stages) for step equilibration;
-//!   `primal_end`, `primal_first` and `dual_stages` for the sliding-exit condition.
+//!   `primal_end`, `primal_first` and `dual_stages` for the sliding-exit condition;
+//!   `primal` (every point) and `dual_end` (the last point) for simulation results and
+//!   the boundary duals carried to the next step.
 
 use crate::error::Result;
+use crate::options::{FesdOptions, IrkRepresentation};
+use crate::pairs::complementarity_pairs;
 use casadi::{Function, SX};
 use fesd_model::{PssModel, StageAlgebra};
 use fesd_rk::ButcherTableau;
-use fesd_sim::{complementarity_pairs, FesdOptions, IrkRepresentation};
 
 /// Sizes of one element's blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ElementSizes {
+pub struct ElementSizes {
+    /// States.
     pub n_x: usize,
+    /// RK stages.
     pub n_s: usize,
+    /// Algebraic variables per point.
     pub n_z: usize,
+    /// Points carrying z: the stages, plus the end point when the tableau is not
+    /// stiffly accurate.
     pub n_pts: usize,
+    /// Complementarity components per point.
     pub n_comp: usize,
+    /// θ entries per point.
     pub n_theta: usize,
+}
+
+/// Where a path constraint is imposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PathPoints {
+    /// At every RK stage of every element (default).
+    #[default]
+    Stages,
+    /// At the end of every element.
+    ElementEnds,
+}
+
+/// What an element integrates or constrains besides its dynamics, in the model's
+/// symbols `x`, `u`, `p`.
+#[derive(Clone, Debug, Default)]
+pub struct ElementTerms {
+    /// Stage cost `L(x, u, p)` (scalar), integrated with the RK quadrature.
+    pub lagrange: Option<SX>,
+    /// Path constraints `c(x, u, p)` (column vectors) and where each is imposed.
+    pub path: Vec<(SX, PathPoints)>,
+    /// Least-squares tracking: outputs `y(x, u, p)` and the diagonal of W; adds
+    /// `h Σ_m b_m |y(x_m) − y_ref|²_W` to the quadrature.
+    pub tracking: Option<(SX, Vec<f64>)>,
 }
 
 fn sum(v: &[SX]) -> SX {
@@ -42,32 +75,23 @@ fn component_sums(points: &[Vec<SX>], n: usize) -> Vec<SX> {
     (0..n).map(|i| sum(&points.iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect()
 }
 
-/// Builds the element kernel. `lagrange` is the stage cost `L(x, u, p)` (scalar SX in
-/// the model's symbols), if any.
-pub(crate) fn element_kernel(
-    model: &PssModel,
-    alg: &StageAlgebra,
-    tableau: &ButcherTableau,
-    opts: &FesdOptions,
-    lagrange: Option<&SX>,
-    path: &[crate::problem::PathConstraint],
-    tracking: Option<&crate::problem::Tracking>,
-) -> Result<(Function, ElementSizes)> {
+/// Builds the element kernel of `model` with the extra `terms`.
+pub(crate) fn element_kernel(model: &PssModel, alg: &StageAlgebra, tableau: &ButcherTableau, opts: &FesdOptions, terms: &ElementTerms) -> Result<(Function, ElementSizes)> {
     let (n_x, n_s, n_z, n_comp) = (model.n_x(), tableau.n_s(), alg.n_z(), alg.n_comp());
     let end_point = !tableau.is_stiffly_accurate();
     let n_pts = n_s + usize::from(end_point);
     let sizes = ElementSizes { n_x, n_s, n_z, n_pts, n_comp, n_theta: alg.theta.nrow() };
-    let stage_fn = alg.function(model, "ocp_stage")?;
-    let cost_fn = match lagrange {
-        Some(l) => Some(Function::new("ocp_lagrange", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("l", l)])?),
+    let stage_fn = alg.function(model, "fesd_stage")?;
+    let cost_fn = match &terms.lagrange {
+        Some(l) => Some(Function::new("fesd_lagrange", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("l", l)])?),
         None => None,
     };
     let (x0, k, z) = (SX::sym("x0", n_x), SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts));
     let (h, u, p, lam0) = (SX::sym("h", 1), model.u.clone(), model.p.clone(), SX::sym("lam0", n_comp));
-    let n_y = tracking.map_or(0, |t| t.expr.nrow());
+    let n_y = terms.tracking.as_ref().map_or(0, |(y, _)| y.nrow());
     let yref = SX::sym("yref", n_y);
-    let track_fn = match tracking {
-        Some(t) => Some(Function::new("ocp_outputs_y", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("y", &t.expr)])?),
+    let track_fn = match &terms.tracking {
+        Some((y, _)) => Some(Function::new("fesd_outputs_y", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("y", y)])?),
         None => None,
     };
     let ks: Vec<SX> = (0..n_s).map(|m| k.slice(m * n_x..(m + 1) * n_x)).collect::<std::result::Result<_, _>>()?;
@@ -88,9 +112,9 @@ pub(crate) fn element_kernel(
         if let Some(c) = &cost_fn {
             quad = quad + c.call(&[&stage_x[m], &u, &p])?.remove(0) * tableau.b[m];
         }
-        if let (Some(y), Some(t)) = (&track_fn, tracking) {
+        if let (Some(y), Some((_, weight))) = (&track_fn, &terms.tracking) {
             let d = y.call(&[&stage_x[m], &u, &p])?.remove(0).try_sub(&yref)?;
-            let w = SX::from_slice(&t.weight);
+            let w = SX::from_slice(weight);
             quad = quad + (&d * &d).dot(&w)? * tableau.b[m];
         }
     }
@@ -110,15 +134,15 @@ pub(crate) fn element_kernel(
     }
     // Path constraints at the stages or at the element's end.
     let mut path_values = Vec::new();
-    for (j, c) in path.iter().enumerate() {
-        let f = Function::new(&format!("ocp_path{j}"), &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("c", &c.expr)])?;
-        match c.at {
-            crate::problem::PathPoints::Stages => {
+    for (j, (c, at)) in terms.path.iter().enumerate() {
+        let f = Function::new(&format!("fesd_path{j}"), &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("c", c)])?;
+        match at {
+            PathPoints::Stages => {
                 for xm in &stage_x {
                     path_values.push(f.call(&[xm, &u, &p])?.remove(0));
                 }
             }
-            crate::problem::PathPoints::ElementEnds => path_values.push(f.call(&[&x_end, &u, &p])?.remove(0)),
+            PathPoints::ElementEnds => path_values.push(f.call(&[&x_end, &u, &p])?.remove(0)),
         }
     }
     let left = lam0.entries()?;
@@ -133,7 +157,7 @@ pub(crate) fn element_kernel(
     let dual_stages = component_sums(&duals[..n_s], n_comp);
     let (primal_end, primal_first) = (primals[n_pts - 1].clone(), primals[0].clone());
     let f = Function::new(
-        "ocp_element",
+        "fesd_element",
         &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0), ("yref", &yref)],
         &[
             ("eq", &SX::column(&eq)?),
@@ -149,6 +173,8 @@ pub(crate) fn element_kernel(
             ("primal_end", &SX::column(&primal_end)?),
             ("primal_first", &SX::column(&primal_first)?),
             ("dual_stages", &SX::column(&dual_stages)?),
+            ("primal", &SX::column(&primals.concat())?),
+            ("dual_end", &SX::column(&duals[n_pts - 1])?),
         ],
     )?;
     Ok((f, sizes))
@@ -156,13 +182,13 @@ pub(crate) fn element_kernel(
 
 /// The sliding-exit kernel between two neighbouring elements of one control interval:
 /// `sliding_exit(primal_end_prev, primal_first_next, dual_stages_next) -> (G, H)`, the
-/// pairs of [`fesd_sim::sliding_exit_pairs`].
+/// pairs of [`crate::sliding_exit_pairs`].
 pub(crate) fn sliding_exit_kernel(alg: &StageAlgebra) -> Result<Function> {
     let n = alg.n_comp();
     let (pe, pf, ds) = (SX::sym("primal_end_prev", n), SX::sym("primal_first_next", n), SX::sym("dual_stages_next", n));
-    let (g, h) = fesd_sim::sliding_exit_pairs(&alg.siblings, &pe.entries()?, &pf.entries()?, &ds.entries()?);
+    let (g, h) = crate::pairs::sliding_exit_pairs(&alg.siblings, &pe.entries()?, &pf.entries()?, &ds.entries()?);
     Ok(Function::new(
-        "ocp_sliding_exit",
+        "fesd_sliding_exit",
         &[("primal_end_prev", &pe), ("primal_first_next", &pf), ("dual_stages_next", &ds)],
         &[("G", &SX::column(&g)?), ("H", &SX::column(&h)?)],
     )?)
@@ -195,7 +221,7 @@ pub(crate) fn equilibration_kernel(alg: &StageAlgebra, n_comp: usize, scaled: bo
     }
     let r = eta * (&hn - &hp);
     Ok(Function::new(
-        "ocp_equilibrate",
+        "fesd_equilibrate",
         &[("dual_prev", &dp), ("primal_prev", &pp), ("dual_next", &dn), ("primal_next", &pn), ("h_prev", &hp), ("h_next", &hn)],
         &[("r", &r)],
     )?)

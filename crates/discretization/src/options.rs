@@ -1,6 +1,6 @@
 //! Options of the FESD discretization, validated once.
 
-use crate::error::{Result, SimError};
+use crate::error::{DiscretizationError, Result};
 use fesd_model::Representation;
 use fesd_rk::{ButcherTableau, RkFamily};
 use serde::{Deserialize, Serialize};
@@ -57,7 +57,7 @@ pub enum StepEquilibration {
     Direct,
 }
 
-/// Options of the FESD discretization of one interval `[0, T]`.
+/// Options of the FESD discretization of a control interval (a simulation step is one).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FesdOptions {
@@ -118,15 +118,15 @@ impl Default for FesdOptions {
 impl FesdOptions {
     /// Checks ranges and returns the Butcher tableau.
     pub fn validate(&self) -> Result<ButcherTableau> {
-        let tableau = ButcherTableau::new(self.rk_family, self.n_s).map_err(SimError::Stages)?;
+        let tableau = ButcherTableau::new(self.rk_family, self.n_s).map_err(DiscretizationError::Stages)?;
         if self.n_fe == 0 {
-            return Err(SimError::InvalidOption { name: "n_fe", reason: "needs at least one finite element".into() });
+            return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "needs at least one finite element".into() });
         }
         if !(self.gamma_h.is_finite() && (0.0..=1.0).contains(&self.gamma_h)) {
-            return Err(SimError::InvalidOption { name: "gamma_h", reason: format!("{} must lie in [0, 1]", self.gamma_h) });
+            return Err(DiscretizationError::InvalidOption { name: "gamma_h", reason: format!("{} must lie in [0, 1]", self.gamma_h) });
         }
         if !(self.rho_h.is_finite() && self.rho_h >= 0.0) {
-            return Err(SimError::InvalidOption { name: "rho_h", reason: format!("{} must be finite and ≥ 0", self.rho_h) });
+            return Err(DiscretizationError::InvalidOption { name: "rho_h", reason: format!("{} must be finite and ≥ 0", self.rho_h) });
         }
         Ok(tableau)
     }

@@ -1,0 +1,28 @@
+//! The FESD discretization layer, shared by simulation and optimal control.
+//!
+//! One SX function holds everything inside one finite element (RK stage equations in
+//! the integral or differential form, the DCS at every point, cross complementarity
+//! against the element's left boundary, the end state, the boundary duals, the
+//! quadrature of a stage cost); [`ElementGrid`] maps it (CasADi `map`, MX) over the
+//! N · N_FE elements of a horizon and adds small coupling kernels between neighbours
+//! (continuity, Σh per interval, step equilibration, sliding exits), so the generated
+//! C does not grow with N or N_FE. Every unknown is named in a [`VariableTable`]
+//! with its (interval, element), bounds and initial guess.
+//!
+//! Optimal control (`fesd-ocp`) assembles N intervals with costs and constraints on
+//! top; the simulator (`fesd-sim`) assembles one interval whose start, control,
+//! length and boundary duals are parameters.
+
+mod element;
+mod error;
+mod grid;
+mod options;
+mod pairs;
+mod table;
+
+pub use element::{ElementSizes, ElementTerms, PathPoints};
+pub use error::{DiscretizationError, Result};
+pub use grid::{interval_sums, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
+pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
+pub use pairs::{complementarity_pairs, sliding_exit_pairs};
+pub use table::{Block, VariableTable};
