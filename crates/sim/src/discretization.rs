@@ -13,7 +13,7 @@
 //! or the duals determined by x0 alone ([`FesdInterval::dual_at_state`]) at the start.
 
 use crate::error::Result;
-use casadi::{Function, MX};
+use casadi::{Function, MX, SX};
 use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, IrkRepresentation, VariableTable};
 use fesd_model::PssModel;
 use fesd_mpcc::Mpcc;
@@ -78,8 +78,11 @@ impl Layout {
 /// One discretized step: the MPCC, its variable table and layout, and functions to
 /// read results.
 pub struct FesdInterval {
-    /// The MPCC in w with parameters `(x0, u, p, T, λ0)`.
-    pub mpcc: Mpcc<casadi::Mx>,
+    /// The MPCC in w with parameters `(x0, u, p, T, λ0)`, expanded to SX (one step has
+    /// few elements: inlined code evaluates 10× faster than the mapped MX kernels,
+    /// measured on the relay example: 0.0076 vs 0.086 s of kernel time in 4 588 Ipopt
+    /// iterations).
+    pub mpcc: Mpcc,
     /// Every unknown named: `tau`, `k`, `z`, `x` of interval 0, element n.
     pub table: VariableTable,
     /// Where the unknowns are.
@@ -122,8 +125,11 @@ impl FesdInterval {
         let a = grid.assemble(&table, &w, &inputs)?;
         let g = MX::vertcat(&[&a.equalities, &a.equilibration_constraints])?;
         let n_g = g.numel();
-        let mut mpcc = Mpcc::new(w.clone(), a.equilibration_cost.clone(), a.pairs_g.clone(), a.pairs_h.clone());
-        mpcc.p = params.clone();
+        let step = Function::new("fesd_step", &[("w", &w), ("params", &params)], &[("f", &a.equilibration_cost), ("g", &g), ("G", &a.pairs_g), ("H", &a.pairs_h)])?.expand()?;
+        let (w_sx, params_sx) = (SX::sym("w", w.numel()), SX::sym("params", params.numel()));
+        let [f, g, big_g, big_h]: [SX; 4] = step.call(&[&w_sx, &params_sx])?.try_into().map_err(|_| casadi::Error::InvalidArgument("the step function has four outputs".into()))?;
+        let mut mpcc = Mpcc::new(w_sx, f, big_g, big_h);
+        mpcc.p = params_sx;
         mpcc.g = g;
         mpcc.lbg = vec![0.0; n_g];
         mpcc.ubg = vec![0.0; n_g];
@@ -143,7 +149,8 @@ impl FesdInterval {
                 ("primal", &a.primal),
                 ("dual_end", &a.dual_end.get(.., e - 1)?),
             ],
-        )?;
+        )?
+        .expand()?;
         Ok(FesdInterval {
             mpcc,
             layout: Layout::of(&grid, &table),
