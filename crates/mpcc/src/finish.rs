@@ -66,7 +66,8 @@ impl BranchNlp {
             .set_option("bound_relax_factor", 0.0)
             .set_option("mu_strategy", "adaptive")
             .set_option("tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8))
-            .set_option("constr_viol_tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8));
+            .set_option("constr_viol_tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8))
+            .set_option("max_iter", i32::try_from(opts.finish_max_iter).unwrap_or(i32::MAX));
         for (k, v) in &opts.ipopt {
             if k != "tol" && k != "constr_viol_tol" {
                 ipopt.set_option(k, v.clone());

@@ -362,8 +362,11 @@ impl MpccSolver {
             let t_ipopt = Instant::now();
             let mut warm_duals = false;
             let mut extra: Vec<(String, ipopt::OptionValue)> = Vec::new();
-            if let Some(tol) = step_tol(&self.opts, sigma) {
+            if let Some((tol, acceptable)) = step_tol(&self.opts, sigma) {
                 extra.push(("tol".into(), tol.into()));
+                if acceptable > 1e-6 {
+                    extra.push(("acceptable_tol".into(), acceptable.into()));
+                }
             }
             let solved = match resume.take() {
                 // Resume where the previous attempt stopped: its primal-dual point and barrier parameter.
@@ -563,10 +566,13 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
 }
 
 /// Ipopt's `tol` for the NLP at σ: `min(1e-8, 0.1 σ)`, so that `G_i H_i ≤ σ` is met to
-/// a tenth of σ (with Ipopt's default 1e-8 the residual stalled at ~7e-9 at σ = 1e-10);
-/// `None` when the user set `tol` or `tol_follows_sigma` is off.
-fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<f64> {
-    (opts.tol_follows_sigma && !opts.ipopt.iter().any(|(k, _)| k == "tol")).then(|| (0.1 * sigma).clamp(1e-14, 1e-8))
+/// a tenth of σ (with Ipopt's default 1e-8 the residual stalled at ~7e-9 at σ = 1e-10),
+/// and its acceptable level `min(acceptable_tol_max, acceptable_tol_factor σ)` (early
+/// NLPs); `None` when the user set `tol` or `tol_follows_sigma` is off.
+fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<(f64, f64)> {
+    let tight = (0.1 * sigma).clamp(1e-14, 1e-8);
+    let acceptable = (opts.acceptable_tol_factor * sigma).min(opts.acceptable_tol_max);
+    (opts.tol_follows_sigma && !opts.ipopt.iter().any(|(k, _)| k == "tol")).then_some((tight, acceptable))
 }
 
 /// One result from two runs: the second's outcome if it converged or got closer, the
