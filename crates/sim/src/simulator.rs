@@ -52,6 +52,14 @@ pub struct SimulatorOptions {
     /// the neutral second start of the first tier): oscillator 329 / 432, relay
     /// 5 552 / 4 134, friction blocks 2 421 / 3 832.
     pub tiers_before_halving: usize,
+    /// Switch prediction (default true): before each piece the state is extrapolated
+    /// linearly from the last element over the piece's length; if its boundary duals
+    /// have another zero pattern than the current state's (another active set), the
+    /// first tier starts from the neutral guess before the previous solution (which
+    /// assumes the active set goes on). Measured Ipopt iterations without / with:
+    /// oscillator 306 / 285 (no failed attempt left), relay 4 588 / 4 543, friction
+    /// blocks 2 727 / 2 547, same trajectories.
+    pub predict_switches: bool,
 }
 
 impl Default for SimulatorOptions {
@@ -66,6 +74,7 @@ impl Default for SimulatorOptions {
             active_tol: 1e-5,
             max_step_halvings: 5,
             tiers_before_halving: 2,
+            predict_switches: true,
         }
     }
 }
@@ -167,6 +176,10 @@ pub struct StepReport {
     /// accepted).
     #[serde(default)]
     pub halved: bool,
+    /// True if a switch was predicted inside the piece (the neutral start went first;
+    /// see [`SimulatorOptions::predict_switches`]).
+    #[serde(default)]
+    pub switch_predicted: bool,
 }
 
 impl StepReport {
@@ -222,6 +235,7 @@ fn step_report(step: usize, t_start: f64, length: f64, halvings: usize, r: &Mpcc
         messages,
         attempts,
         halved: false,
+        switch_predicted: false,
     }
 }
 
@@ -462,18 +476,19 @@ impl Simulator {
     /// halved, every tier and then the fallback where it may not. The first tier runs
     /// from the previous step's solution and, if that fails, once more from the neutral
     /// guess at the current state (the previous active set can be the wrong one, e.g.
-    /// after a switch exactly at the step boundary); the other tiers run from the
+    /// after a switch exactly at the step boundary) — in the other order when a switch
+    /// is predicted (`neutral_first`); the other tiers run from the
     /// previous solution. Measured Ipopt iterations without / with the second start:
     /// oscillator 329 / 306, relay 5 552 / 4 588, friction blocks 2 421 / 2 725, and a
     /// switch on a step boundary no longer fails every tier down to the fallback.
-    fn attempt_piece(&mut self, guess: &[f64], neutral: &[f64], may_halve: bool, res: &mut SimulationResult) -> Result<(MpccResult, Vec<Attempt>)> {
+    fn attempt_piece(&mut self, guess: &[f64], neutral: &[f64], may_halve: bool, neutral_first: bool, res: &mut SimulationResult) -> Result<(MpccResult, Vec<Attempt>)> {
         let tiers = if may_halve { self.opts.tiers_before_halving.clamp(1, self.opts.homotopies.len()) } else { self.opts.homotopies.len() };
         let fallback = if may_halve { None } else { self.opts.fallback_homotopy.clone() };
         let schedules: Vec<HomotopyOptions> = self.opts.homotopies[..tiers].iter().cloned().chain(fallback).collect();
         // (tier, schedule, from the neutral guess)
         let mut plan: Vec<(usize, HomotopyOptions, bool)> = schedules.into_iter().enumerate().map(|(t, h)| (t, h, false)).collect();
         if let Some(first) = plan.first().cloned() {
-            plan.insert(1, (first.0, first.1, true));
+            plan.insert(usize::from(!neutral_first), (first.0, first.1, true));
         }
         let mut last = None;
         let mut tries = Vec::new();
@@ -492,6 +507,18 @@ impl Simulator {
         }
         let r = last.ok_or(SimError::InvalidOption { name: "homotopies", reason: "no homotopy to try".into() })?;
         Ok((r, tries))
+    }
+
+    /// True if the state extrapolated linearly over `len` (from the last recorded
+    /// element) has another set of zero boundary duals than the current state: a
+    /// switch is predicted inside the piece.
+    fn predicts_switch(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<bool> {
+        let (Some(h), true) = (r.h.last(), r.x.len() >= 2) else { return Ok(false) };
+        let (x1, x0) = (&r.x[r.x.len() - 1], &r.x[r.x.len() - 2]);
+        let pred: Vec<f64> = x1.iter().zip(x0).map(|(a, b)| a + (a - b) * len / h).collect();
+        let tol = self.opts.active_tol;
+        let zeros = |x: &[f64]| -> Result<Vec<bool>> { Ok(self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0).iter().map(|l| *l <= tol).collect()) };
+        Ok(zeros(&pred)? != zeros(x)?)
     }
 
     /// Simulates `n_steps` steps of length `step` (the compiled problem serves any step
@@ -576,9 +603,10 @@ impl Simulator {
             self.solver.set_parameters(&params)?;
             let may_halve = depth < self.opts.max_step_halvings;
             let neutral = self.interval.initial_guess(&state.x);
-            let (r, tries) = self.attempt_piece(&state.guess, &neutral, may_halve, res)?;
+            let predicted = self.opts.predict_switches && self.predicts_switch(&state.x, res, u, p, len)?;
+            let (r, tries) = self.attempt_piece(&state.guess, &neutral, may_halve, predicted, res)?;
             let converged = r.status.is_converged();
-            res.steps.push(step_report(k, state.t, len, depth, &r, tries));
+            res.steps.push(StepReport { switch_predicted: predicted, ..step_report(k, state.t, len, depth, &r, tries) });
             if !converged && may_halve {
                 if let Some(last) = res.steps.last_mut() {
                     last.halved = true;

@@ -121,3 +121,21 @@ fn step_reports_count_the_same_attempts() {
         assert_eq!(s.solved_by().is_some(), s.status.is_converged());
     }
 }
+
+#[test]
+fn a_switch_ahead_is_predicted_and_tried_from_the_neutral_guess_first() {
+    // ẋ ∈ 2 − sign(x) from x(0) = −1 (ẋ = 3): the switch at t = 1/3 is inside the step
+    // [0.3, 0.4], the only one whose extrapolated state has another sign.
+    let mut sim = Simulator::new(&models::scalar_switch(3.0, 1.0), SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() }).unwrap();
+    let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
+    assert!((r.switch_times[0] - 1.0 / 3.0).abs() < 1e-8, "{:?}", r.switch_times);
+    let predicted: Vec<usize> = r.steps.iter().filter(|s| s.switch_predicted).map(|s| s.step).collect();
+    assert_eq!(predicted, vec![3]);
+    let step = r.steps.iter().find(|s| s.switch_predicted).unwrap();
+    assert!(step.attempts[0].neutral_start, "{:?}", step.attempts);
+    // Without prediction, the same trajectory.
+    let opts = SimulatorOptions { step: 0.1, n_steps: 6, predict_switches: false, ..Default::default() };
+    let plain = Simulator::new(&models::scalar_switch(3.0, 1.0), opts).unwrap().simulate(&[-1.0], &[], &[]).unwrap();
+    assert!(plain.steps.iter().all(|s| !s.switch_predicted && !s.attempts[0].neutral_start));
+    assert!((plain.x_final()[0] - r.x_final()[0]).abs() < 1e-8);
+}
