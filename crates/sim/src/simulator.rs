@@ -58,7 +58,10 @@ pub struct SimulatorOptions {
     /// first tier starts from the neutral guess before the previous solution (which
     /// assumes the active set goes on). Measured Ipopt iterations without / with:
     /// oscillator 306 / 285 (no failed attempt left), relay 4 588 / 4 543, friction
-    /// blocks 2 727 / 2 547, same trajectories.
+    /// blocks 2 727 / 2 547, same trajectories. (Also halving a predicted piece once
+    /// both starts of the first tier fail: relay 4 066 but friction blocks 2 964; also
+    /// the neutral start first after a piece that switched inside: friction 2 625 —
+    /// neither kept.)
     pub predict_switches: bool,
 }
 
