@@ -150,9 +150,10 @@ pub struct HomotopyOptions {
     pub tol_follows_sigma: bool,
     /// The early NLPs (large σ) only hand their point to the next one, so they may
     /// end at Ipopt's acceptable level: `acceptable_tol = min(acceptable_tol_max,
-    /// acceptable_tol_factor σ)` where that is looser than the NLP's `tol` (with
-    /// `tol_follows_sigma`; Ipopt then stops once the error stays below it for
-    /// `acceptable_iter` = 15 iterations; default 1e-2, 0 keeps Ipopt's 1e-6). A
+    /// acceptable_tol_factor σ)` where that is above Ipopt's own 1e-6 (with
+    /// `tol_follows_sigma`, unless the Ipopt options set `acceptable_tol`; Ipopt stops
+    /// once the error stays below it for `acceptable_iter` = 15 iterations; default
+    /// 1e-2, 0 keeps Ipopt's 1e-6). A
     /// well-behaved NLP converges to `tol` before that and follows the same path; one
     /// that crawls stops early. Measured on the voice-coil motor OCP: the σ = 1 NLP at
     /// N = 240 took 808 Ipopt iterations (100 to reach its objective, the rest with the

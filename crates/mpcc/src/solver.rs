@@ -364,7 +364,7 @@ impl MpccSolver {
             let mut extra: Vec<(String, ipopt::OptionValue)> = Vec::new();
             if let Some((tol, acceptable)) = step_tol(&self.opts, sigma) {
                 extra.push(("tol".into(), tol.into()));
-                if acceptable > 1e-6 {
+                if acceptable > 1e-6 && !self.opts.ipopt.iter().any(|(k, _)| k == "acceptable_tol") {
                     extra.push(("acceptable_tol".into(), acceptable.into()));
                 }
             }
