@@ -3,7 +3,7 @@
 //! [`FesdInterval`] (one interval of the element grid of `fesd-discretization`) discretizes a [`fesd_model::PssModel`] on `[0, T]` with
 //! Runge–Kutta finite elements whose step sizes are unknowns (FESD), cross
 //! complementarity and step equilibration ([`FesdOptions`]), yielding an MPCC in the
-//! parameters `(x0, u, p)`. [`Simulator`] solves it step after step with the
+//! parameters `(x0, u, p, T, λ0)`. [`Simulator`] solves it step after step with the
 //! homotopy of `fesd-mpcc`, warm-started, with one compiled kernel set, and returns a
 //! [`SimulationResult`]: element boundaries, states, stage values, step sizes,
 //! detected switch times, per-step reports; CSV/JSON output and a plot.
