@@ -20,7 +20,7 @@
 
 use crate::error::Result;
 use crate::options::{FesdOptions, IrkRepresentation};
-use crate::pairs::complementarity_pairs;
+use crate::pairs::{complementarity_pairs, sum};
 use casadi::{Function, SX};
 use fesd_model::{PssModel, StageAlgebra};
 use fesd_rk::ButcherTableau;
@@ -64,10 +64,6 @@ pub struct ElementTerms {
     /// Least-squares tracking: outputs `y(x, u, p)` and the diagonal of W; adds
     /// `h Σ_m b_m |y(x_m) − y_ref|²_W` to the quadrature.
     pub tracking: Option<(SX, Vec<f64>)>,
-}
-
-fn sum(v: &[SX]) -> SX {
-    v.iter().skip(1).fold(v[0].clone(), |acc, e| acc + e)
 }
 
 /// For each of `n` components, its sum over `points` (each a list of components).

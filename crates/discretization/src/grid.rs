@@ -8,7 +8,7 @@ use crate::element::{element_kernel, equilibration_kernel, sliding_exit_kernel, 
 use crate::error::{DiscretizationError, Result};
 use crate::options::{FesdOptions, IrkRepresentation, StepEquilibration};
 use crate::table::VariableTable;
-use casadi::{Function, Parallelization, MX, SX};
+use casadi::{Function, Parallelization, MX};
 use fesd_model::{DcsOptions, PssModel, StageAlgebra};
 use fesd_rk::ButcherTableau;
 
@@ -308,11 +308,9 @@ impl ElementGrid {
         if e_count == 1 {
             return Ok(lam_first);
         }
-        let z_point = SX::sym("z", s.n_z);
-        let dual_of_z = Function::new("fesd_dual_of_z", &[("z", &self.alg.z)], &[("dual", &self.alg.dual)])?;
-        let dual_z = Function::new("fesd_boundary_dual", &[("z", &z_point)], &[("dual", &dual_of_z.call(&[&z_point])?.remove(0))])?;
+        let dual_of_z = Function::new("fesd_boundary_dual", &[("z", &self.alg.z)], &[("dual", &self.alg.dual)])?;
         let last_points = zs.get((s.n_pts - 1) * s.n_z..s.n_pts * s.n_z, 0..e_count - 1)?;
-        let rest = dual_z.map_with(e_count - 1, Parallelization::Serial)?.call(&[&last_points])?.remove(0);
+        let rest = dual_of_z.map_with(e_count - 1, Parallelization::Serial)?.call(&[&last_points])?.remove(0);
         Ok(MX::horzcat(&[&lam_first, &rest])?)
     }
 

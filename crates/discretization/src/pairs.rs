@@ -72,6 +72,7 @@ pub fn sliding_exit_pairs(siblings: &[Vec<usize>], primal_end: &[SX], primal_fir
     (g, dual_stages.to_vec())
 }
 
-fn sum(items: &[SX]) -> SX {
+/// `Σ items` (0 for none).
+pub(crate) fn sum(items: &[SX]) -> SX {
     items.iter().fold(SX::scalar(0.0), |a, b| a + b)
 }
