@@ -8,7 +8,9 @@
 //! in total: problems solved, Ipopt iterations, median time ratio to the reference.
 //!
 //! Run: `cargo run --release --example mpcc_benchmark -- <dir> [--reference <dir>/reference.jsonl]
-//!       [--filter SUBSTRING] [--exclude SUBSTRING] [--kappa 0.1] [--sigma0 1] [--ipopt key=value …]`
+//!       [--filter SUBSTRING] [--exclude SUBSTRING] [--kappa 0.1] [--sigma0 1] [--ipopt key=value …]
+//!       [--homotopy key=value …]` (`--homotopy`: any field of `HomotopyOptions` by its JSON
+//!       name, the value as JSON, e.g. `steering="ElasticInf"`)
 
 use clap::Parser;
 use fesd::ipopt::OptionValue;
@@ -48,6 +50,9 @@ struct Args {
     /// Extra Ipopt options as key=value.
     #[arg(long = "ipopt")]
     ipopt: Vec<String>,
+    /// Homotopy options as key=value (JSON value), applied last.
+    #[arg(long = "homotopy")]
+    homotopy: Vec<String>,
 }
 
 /// NOSBENCH's success criterion.
@@ -93,6 +98,14 @@ fn options(args: &Args) -> Result<HomotopyOptions, String> {
     for kv in &args.ipopt {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv}"))?;
         o.ipopt.push((k.to_string(), OptionValue::parse_for(k, v)));
+    }
+    if !args.homotopy.is_empty() {
+        let mut fields = serde_json::to_value(&o).map_err(|e| e.to_string())?;
+        for kv in &args.homotopy {
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv}"))?;
+            fields[k] = serde_json::from_str(v).map_err(|e| format!("--homotopy {kv}: {e}"))?;
+        }
+        o = serde_json::from_value(fields).map_err(|e| format!("--homotopy: {e}"))?;
     }
     Ok(o)
 }

@@ -6,9 +6,10 @@
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
 //! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …]
-//! [--sigma0 S] [--kappa K] [--warm-start-duals] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
-//! `--ipopt`: an Ipopt option for every NLP of the homotopy; the others change the
-//! homotopy or start from a simulated guess, for experiments)
+//! [--homotopy key=value …] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
+//! `--ipopt`: an Ipopt option for every NLP of the homotopy; `--homotopy`: a field of
+//! `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`, `warm_start_duals=true`;
+//! `--guess-by-simulation`: start from a simulated guess; for experiments)
 
 use fesd::ipopt::OptionValue;
 use fesd::ocp::{problems, OcpSolver};
@@ -19,20 +20,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verbose = args.iter().any(|a| a == "-v");
     let mut ipopt = Vec::new();
     let mut cases = Vec::new();
-    let (mut sigma0, mut kappa, mut simulate_guess, mut warm_duals) = (None, None, false, false);
+    let mut homotopy = Vec::new();
+    let mut simulate_guess = false;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
-        if a == "--sigma0" || a == "--kappa" {
-            let v: f64 = rest.next().ok_or("--sigma0/--kappa need a value")?.parse()?;
-            if a == "--sigma0" {
-                sigma0 = Some(v);
-            } else {
-                kappa = Some(v);
-            }
+        if a == "--homotopy" {
+            let kv = rest.next().ok_or("--homotopy needs key=value")?;
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("--homotopy {kv}: expected key=value"))?;
+            homotopy.push((k.to_string(), serde_json::from_str::<serde_json::Value>(v)?));
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
-        } else if a == "--warm-start-duals" {
-            warm_duals = true;
         } else if a == "--ipopt" {
             let kv = rest.next().ok_or("--ipopt needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--ipopt {kv}: expected key=value"))?;
@@ -53,12 +50,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ocp.options.homotopy.verbosity = 2;
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
-        ocp.options.homotopy.warm_start_duals |= warm_duals;
-        if let Some(s) = sigma0 {
-            ocp.options.homotopy.sigma_0 = s;
-        }
-        if let Some(k) = kappa {
-            ocp.options.homotopy.kappa = k;
+        if !homotopy.is_empty() {
+            let mut fields = serde_json::to_value(&ocp.options.homotopy)?;
+            for (k, v) in &homotopy {
+                fields[k.as_str()] = v.clone();
+            }
+            ocp.options.homotopy = serde_json::from_value(fields)?;
         }
         let mut solver = OcpSolver::new(&ocp)?;
         if simulate_guess {

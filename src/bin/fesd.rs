@@ -29,8 +29,9 @@ enum Command {
 struct MpccArgs {
     /// The problem file.
     file: PathBuf,
-    /// Initial relaxation σ_0.
-    #[arg(long = "sigma0", default_value_t = 1.0)]
+    /// Initial homotopy parameter σ_0 (the relaxation bound with direct steering,
+    /// the reciprocal of the elastic penalty otherwise; 1 is customary for direct).
+    #[arg(long = "sigma0", default_value_t = HomotopyOptions::default().sigma_0)]
     sigma_0: f64,
     /// Reduction factor κ of σ per homotopy step.
     #[arg(long, default_value_t = 0.1)]
@@ -47,8 +48,8 @@ struct MpccArgs {
     /// scholtes_ineq | scholtes_eq | fischer_burmeister_ineq | fischer_burmeister_eq
     #[arg(long, default_value = "scholtes_ineq")]
     relaxation: Relaxation,
-    /// direct | elastic_inf | elastic_l1
-    #[arg(long, default_value = "direct")]
+    /// elastic_inf | direct | elastic_l1
+    #[arg(long, default_value = "elastic_inf")]
     steering: Steering,
     /// Impose G, H ≥ 0 always as constraints (default: as bounds where G_i or H_i is a variable).
     #[arg(long = "lower-bounds-as-constraints")]

@@ -24,7 +24,8 @@ fn pinned_to_the_origin() -> Mpcc {
 
 #[test]
 fn the_homotopy_alone_stops_at_a_c_stationary_point() {
-    let opts = HomotopyOptions { active_set_finish: false, ..Default::default() };
+    // Direct steering: the relaxed NLPs' vertex is followed to the origin.
+    let opts = HomotopyOptions { active_set_finish: false, ..HomotopyOptions::scholtes_direct() };
     let r = MpccSolver::new(&pinned_to_the_origin(), opts).unwrap().solve();
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert!(r.w[0].abs() < 1e-4 && r.w[1].abs() < 1e-4, "{:?}", r.w);
@@ -34,7 +35,7 @@ fn the_homotopy_alone_stops_at_a_c_stationary_point() {
 
 #[test]
 fn the_finish_moves_it_to_a_b_stationary_solution() {
-    let r = MpccSolver::new(&pinned_to_the_origin(), HomotopyOptions::default()).unwrap().solve();
+    let r = MpccSolver::new(&pinned_to_the_origin(), HomotopyOptions::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?}", r.w);
     assert!(r.status.is_converged());

@@ -32,7 +32,7 @@ fn an_infeasible_step_steps_back_then_gives_up_with_the_last_iterate() {
     mpcc.ubg = vec![f64::INFINITY];
     mpcc.lbw = vec![0.0, 0.0];
     mpcc.w0 = vec![1.0, 1.0];
-    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::scholtes_direct()).unwrap().solve();
     println!("{:#?}", r.steps);
     assert!(matches!(r.status, MpccStatus::NlpFailed { step: 2, .. }), "{:?} {:?}", r.status, r.messages);
     let good_retry = r.steps.iter().find(|s| s.recovery && s.ipopt_status.is_success()).expect("a successful recovery");
@@ -41,6 +41,13 @@ fn an_infeasible_step_steps_back_then_gives_up_with_the_last_iterate() {
     assert!(r.messages.last().unwrap().contains("no recovery left"));
     assert_eq!(r.w.len(), 2);
     assert!(r.w.iter().all(|v| v.is_finite()));
+    // In elastic mode (the default) every NLP is feasible: the slack holds the
+    // violation, the homotopy ends honestly short of comp_tol at the least violation
+    // w0 w1 = 0.5 (w0 = w1 = √0.5).
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+    assert_eq!(r.status, MpccStatus::CompTolNotReached, "{:?}", r.messages);
+    assert!((r.comp_residual - 0.5).abs() < 1e-6, "{}", r.comp_residual);
+    assert!(r.w.iter().all(|v| (v - 0.5f64.sqrt()).abs() < 1e-5), "{:?}", r.w);
 }
 
 #[test]

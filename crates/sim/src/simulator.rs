@@ -124,7 +124,7 @@ impl SimulatorOptions {
     /// iterations, no recovery. Steps without a switch, the large majority, need
     /// nothing more.
     pub fn single_nlp_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::default() }
+        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }
             .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 30)
@@ -133,7 +133,7 @@ impl SimulatorOptions {
     /// Tried second by default: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
     /// iterations per NLP, no recovery: steps with a switch.
     pub fn short_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::default() }
+        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }
             .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 30)
@@ -143,7 +143,7 @@ impl SimulatorOptions {
     /// nosnoc's σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier
     /// update, the usual recovery and at most 500 Ipopt iterations per NLP.
     pub fn robust_homotopy() -> HomotopyOptions {
-        HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::default() }.with_ipopt("mu_strategy", "adaptive")
+        HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }.with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 500)
     }

@@ -26,7 +26,10 @@ pub struct ClsOcpOptions {
     /// weight × impulse to the objective, and on the pushed box weight 1 costs the
     /// homotopy a recovery.
     pub cls: ClsOptions,
-    /// The MPCC homotopy (Scholtes relaxation, σ₀, κ, comp_tol, Ipopt options).
+    /// The MPCC homotopy (Scholtes relaxation, σ₀, κ, comp_tol, Ipopt options); by
+    /// default [`HomotopyOptions::scholtes_direct`] as for PSS optimal control (see
+    /// `fesd_ocp::OcpOptions::homotopy` for why), also for fields JSON leaves out.
+    #[serde(deserialize_with = "HomotopyOptions::deserialize_scholtes_direct")]
     pub homotopy: HomotopyOptions,
 }
 
@@ -34,7 +37,7 @@ impl Default for ClsOcpOptions {
     fn default() -> Self {
         ClsOcpOptions {
             cls: ClsOptions { rho_multipliers: 0.0, slip_complementarity: true, ..ClsOptions::default() },
-            homotopy: HomotopyOptions::default(),
+            homotopy: HomotopyOptions::scholtes_direct(),
         }
     }
 }
