@@ -128,10 +128,12 @@ pub(crate) fn steps_from_to(from: f64, to: f64, kappa: f64) -> usize {
 ///
 /// Why elastic ℓ∞ from σ_0 = 100, measured on the NOSBENCH development set (34
 /// problems, `examples/mpcc_benchmark.rs`): 32/34 solved as before, 6 709 Ipopt
-/// iterations against 10 612 for direct steering from σ_0 = 1 (reference 12 631), no
-/// objective worse than the reference's; two problems reach the lower local minimum
-/// the reference finds and direct steering missed (CARTIM Stewart 13.334 instead of
-/// 14.533, SMLSM Step 1.606e-5 instead of 6.71e-5). The penalty is exact once 1/σ
+/// iterations against 10 612 for direct steering from σ_0 = 1 (reference 12 631); two
+/// problems reach the lower local minimum the reference finds and direct steering
+/// missed (CARTIM Stewart 13.334 instead of 14.533, SMLSM Step 1.606e-5 instead of
+/// 6.71e-5), two end higher than with direct steering but not above the reference
+/// (DISCM 32.29 vs 32.16, reference 32.53; SMOCP Stewart 5.416 vs 5.405, reference
+/// 5.416). The penalty is exact once 1/σ
 /// exceeds the complementarity multipliers, so the homotopy stops after few NLPs
 /// (sliding-mode OCP: 140 instead of 210 iterations, same cost). Starting the
 /// penalty higher cuts more but finds worse local minima: σ_0 = 10 gave 5 203
