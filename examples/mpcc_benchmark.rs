@@ -99,14 +99,12 @@ fn options(args: &Args) -> Result<HomotopyOptions, String> {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv}"))?;
         o.ipopt.push((k.to_string(), OptionValue::parse_for(k, v)));
     }
-    if !args.homotopy.is_empty() {
-        let mut fields = serde_json::to_value(&o).map_err(|e| e.to_string())?;
-        for kv in &args.homotopy {
-            let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv}"))?;
-            fields[k] = serde_json::from_str(v).map_err(|e| format!("--homotopy {kv}: {e}"))?;
-        }
-        o = serde_json::from_value(fields).map_err(|e| format!("--homotopy: {e}"))?;
+    let mut fields = serde_json::Map::new();
+    for kv in &args.homotopy {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv}"))?;
+        fields.insert(k.to_string(), serde_json::from_str(v).map_err(|e| format!("--homotopy {kv}: {e}"))?);
     }
+    o = o.with_fields(fields).map_err(|e| e.to_string())?;
     Ok(o)
 }
 

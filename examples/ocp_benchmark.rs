@@ -20,14 +20,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verbose = args.iter().any(|a| a == "-v");
     let mut ipopt = Vec::new();
     let mut cases = Vec::new();
-    let mut homotopy = Vec::new();
+    let mut homotopy = serde_json::Map::new();
     let mut simulate_guess = false;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
         if a == "--homotopy" {
             let kv = rest.next().ok_or("--homotopy needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--homotopy {kv}: expected key=value"))?;
-            homotopy.push((k.to_string(), serde_json::from_str::<serde_json::Value>(v)?));
+            homotopy.insert(k.to_string(), serde_json::from_str(v)?);
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
         } else if a == "--ipopt" {
@@ -50,13 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ocp.options.homotopy.verbosity = 2;
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
-        if !homotopy.is_empty() {
-            let mut fields = serde_json::to_value(&ocp.options.homotopy)?;
-            for (k, v) in &homotopy {
-                fields[k.as_str()] = v.clone();
-            }
-            ocp.options.homotopy = serde_json::from_value(fields)?;
-        }
+        ocp.options.homotopy = ocp.options.homotopy.with_fields(homotopy.clone())?;
         let mut solver = OcpSolver::new(&ocp)?;
         if simulate_guess {
             let failed = solver.guess_by_simulation()?;

@@ -265,13 +265,25 @@ impl HomotopyOptions {
     /// unknown keys are errors as usual.
     pub fn deserialize_scholtes_direct<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         use serde::de::Error;
-        let given = serde_json::Value::deserialize(d)?;
-        let mut fields = serde_json::to_value(Self::scholtes_direct()).map_err(D::Error::custom)?;
-        match (given, &mut fields) {
-            (serde_json::Value::Object(given), serde_json::Value::Object(fields)) => fields.extend(given),
-            (other, _) => return Err(D::Error::custom(format!("homotopy options must be a map, not {other}"))),
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Object(given) => Self::scholtes_direct().with_fields(given).map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!("homotopy options must be a map, not {other}"))),
         }
-        serde_json::from_value(fields).map_err(D::Error::custom)
+    }
+
+    /// These options with the fields in `fields` (by their JSON names, e.g.
+    /// `"kappa": 0.2`, `"steering": "Direct"`) replaced: options set by name, as a
+    /// command line or a configuration file gives them. Unknown names and values of
+    /// the wrong type are errors naming them (not checked against ranges: see
+    /// [`HomotopyOptions::validate`]).
+    pub fn with_fields(&self, fields: serde_json::Map<String, serde_json::Value>) -> Result<Self> {
+        let invalid = |e: serde_json::Error| MpccError::InvalidOption { name: "homotopy", reason: e.to_string() };
+        let mut all = match serde_json::to_value(self).map_err(invalid)? {
+            serde_json::Value::Object(all) => all,
+            other => return Err(MpccError::InvalidOption { name: "homotopy", reason: format!("options serialized to {other}, not a map") }),
+        };
+        all.extend(fields);
+        serde_json::from_value(serde_json::Value::Object(all)).map_err(invalid)
     }
 
     /// Checks ranges; see the field docs.
