@@ -3,7 +3,7 @@
 //! boundary, Runge–Kutta stages, contact and friction complementarity crossed over
 //! its points, and the element's end state.
 
-use crate::blocks::{lift, sum, Blocks, Constraints};
+use crate::blocks::{lift, sum, vcat, Blocks, Constraints};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::model::ClsModel;
@@ -27,10 +27,11 @@ fn diag(d: &SX) -> Result<SX> {
     crate::blocks::hcat(&cols, n)
 }
 
-/// The friction multipliers `(λ_+, λ_−, γ)` of the frictional contacts at one point.
+/// The friction multipliers of the frictional contacts at one point: β ≥ 0 along
+/// each friction direction (n_d n_f, direction-major as the geometry's directions;
+/// planar: λ_+, λ_− along ±t) and γ (n_f), the sliding speed.
 pub(crate) struct Friction {
-    pub plus: SX,
-    pub minus: SX,
+    pub beta: SX,
     pub gamma: SX,
 }
 
@@ -149,63 +150,86 @@ impl<'a> Builder<'a> {
         self.pairs.extend(cross_pairs(self.opts.cross_complementarity, self.opts.use_fesd, active, slack));
     }
 
-    /// Contact forces on the coordinates: `J_n λ_n + J_t (λ_+ − λ_−)`.
+    /// Contact forces on the coordinates: `J_n λ_n + D β` (planar: `J_t (λ_+ − λ_−)`).
     fn generalized(&self, q: &SX, normal: &SX, fr: &Friction) -> Result<SX> {
         let mut out = self.geo.normal(q, &self.p)?.mtimes(normal)?;
         if self.n_f() > 0 {
-            let jt = self.geo.tangent(q, &self.p)?.get(.., self.frictional.clone())?;
-            out = out + jt.mtimes(&(&fr.plus - &fr.minus))?;
+            out = out + self.geo.directions(q, &self.p)?.mtimes(&fr.beta)?;
         }
         Ok(out)
     }
 
-    /// Tangential velocities `tᵀv` of the frictional contacts.
-    fn tangential_velocity(&self, q: &SX, v: &SX) -> Result<SX> {
-        let jt = self.geo.tangent(q, &self.p)?.get(.., self.frictional.clone())?;
-        Ok(jt.t().mtimes(v)?)
+    /// Velocities `d_kᵀv` along every friction direction (direction-major; planar:
+    /// `(tᵀv, −tᵀv)`).
+    fn direction_velocity(&self, q: &SX, v: &SX) -> Result<SX> {
+        Ok(self.geo.directions(q, &self.p)?.t().mtimes(v)?)
     }
 
-    /// Friction multipliers at a point with (predicted) tangential velocity `vt`:
-    /// predicted without force, γ = |tᵀv|; γ enters the tie-break cost.
-    fn friction(&mut self, tag: &str, vt: SX) -> Friction {
+    /// Entries `k n_f .. (k + 1) n_f` of a direction-major column: direction k of
+    /// every frictional contact.
+    fn direction(&self, e: &SX, k: usize) -> Result<SX> {
         let n_f = self.n_f();
-        let (plus, _) = self.w.add(&format!("{tag}_plus"), n_f, 0.0, INF, SX::zeros(n_f, 1));
-        let (minus, _) = self.w.add(&format!("{tag}_minus"), n_f, 0.0, INF, SX::zeros(n_f, 1));
-        let (gamma, _) = self.w.add(&format!("{tag}_gamma"), n_f, 0.0, INF, vt.abs());
+        Ok(e.slice((k * n_f..(k + 1) * n_f).collect::<Vec<usize>>())?)
+    }
+
+    /// The sliding speed `max_k (−d_kᵀv)` of each frictional contact (planar: |tᵀv|).
+    fn sliding_speed(&self, dvel: &SX) -> Result<SX> {
+        let mut speed = -self.direction(dvel, 0)?;
+        for k in 1..self.geo.n_d {
+            speed = speed.fmax(&-self.direction(dvel, k)?)?;
+        }
+        Ok(speed)
+    }
+
+    /// Friction multipliers at a point with (predicted) direction velocities `dvel`:
+    /// predicted without force, γ the sliding speed; γ enters the tie-break cost.
+    fn friction(&mut self, tag: &str, dvel: &SX) -> Result<Friction> {
+        let (n_f, n_d) = (self.n_f(), self.geo.n_d);
+        let (beta, _) = self.w.add(&format!("{tag}_beta"), n_d * n_f, 0.0, INF, SX::zeros(n_d * n_f, 1));
+        let (gamma, _) = self.w.add(&format!("{tag}_gamma"), n_f, 0.0, INF, self.sliding_speed(dvel)?);
         self.tie_break.push(gamma.sum());
-        Friction { plus, minus, gamma }
+        Ok(Friction { beta, gamma })
     }
 
     /// Maximum dissipation in polyhedral form at the points `fr` (point index,
-    /// multipliers) with normal forces `normal` and tangential velocities `vt`: the
-    /// slacks γ ± tᵀv and μλ_n − λ_+ − λ_− are lifted into nonnegative unknowns and
-    /// crossed with λ_±, γ over the points. Returns the cone slacks.
-    fn max_dissipation(&mut self, normal: &[SX], vt: &[SX], fr: &[(usize, &Friction)]) -> Result<Vec<SX>> {
+    /// multipliers) with normal forces `normal` and direction velocities `dvel`: the
+    /// slacks γ + d_kᵀv (planar: γ ± tᵀv) and μλ_n − Σ_k β_k are lifted into
+    /// nonnegative unknowns and crossed with β_k, γ over the points. Returns the cone
+    /// slacks.
+    fn max_dissipation(&mut self, normal: &[SX], dvel: &[SX], fr: &[(usize, &Friction)]) -> Result<Vec<SX>> {
+        let (n_f, n_d) = (self.n_f(), self.geo.n_d);
         let mut slacks = Vec::with_capacity(fr.len());
-        for ((k, f), (nrm, v)) in fr.iter().zip(normal.iter().zip(vt)) {
-            let sp = lift(&mut self.w, &mut self.con, &format!("slip_plus_{k}"), &f.gamma + v);
-            let sm = lift(&mut self.w, &mut self.con, &format!("slip_minus_{k}"), &f.gamma - v);
-            let sg = lift(&mut self.w, &mut self.con, &format!("cone_{k}"), &self.mu * nrm - &f.plus - &f.minus);
-            if self.opts.slip_complementarity {
-                for i in 0..self.n_f() {
-                    self.pairs.push((sp.at(i)?, sm.at(i)?));
+        for ((k, f), (nrm, dv)) in fr.iter().zip(normal.iter().zip(dvel)) {
+            let gammas = vcat(&vec![f.gamma.clone(); n_d])?;
+            let slip = lift(&mut self.w, &mut self.con, &format!("slip_{k}"), &gammas + dv);
+            let mut cone = &self.mu * nrm;
+            for d in 0..n_d {
+                cone = cone - self.direction(&f.beta, d)?;
+            }
+            let sg = lift(&mut self.w, &mut self.con, &format!("cone_{k}"), cone);
+            if self.opts.slip_complementarity && n_d == 2 {
+                for i in 0..n_f {
+                    self.pairs.push((slip.at(i)?, slip.at(n_f + i)?));
                 }
             }
-            slacks.push((sp, sm, sg));
+            slacks.push((slip, sg));
         }
-        for i in 0..self.n_f() {
-            let mut lists: [(Vec<AtPoint>, Vec<AtPoint>); 3] = Default::default();
-            for ((k, f), (sp, sm, sg)) in fr.iter().zip(&slacks) {
-                for (j, (act, sl)) in [(&f.plus, sp), (&f.minus, sm), (&f.gamma, sg)].into_iter().enumerate() {
-                    lists[j].0.push(at(*k, act.at(i)?));
-                    lists[j].1.push(at(*k, sl.at(i)?));
+        for i in 0..n_f {
+            let entry = |d: usize| d * n_f + i;
+            let mut lists: Vec<(Vec<AtPoint>, Vec<AtPoint>)> = vec![Default::default(); n_d + 1];
+            for ((k, f), (slip, sg)) in fr.iter().zip(&slacks) {
+                for d in 0..n_d {
+                    lists[d].0.push(at(*k, f.beta.at(entry(d))?));
+                    lists[d].1.push(at(*k, slip.at(entry(d))?));
                 }
+                lists[n_d].0.push(at(*k, f.gamma.at(i)?));
+                lists[n_d].1.push(at(*k, sg.at(i)?));
             }
             for (act, sl) in &lists {
                 self.cross(act, sl);
             }
         }
-        Ok(slacks.into_iter().map(|(_, _, sg)| sg).collect())
+        Ok(slacks.into_iter().map(|(_, sg)| sg).collect())
     }
 
     /// The impulse equations at the left boundary `b` of element `n` with step `h`;
@@ -214,8 +238,8 @@ impl<'a> Builder<'a> {
         let (n_q, n_c, p) = (self.n_q, self.n_c, self.p.clone());
         let (v_post, off_v) = self.w.add(&format!("v_post_{n}"), n_q, -INF, INF, b.v.clone());
         let (lam, off_lam) = self.w.add(&format!("Lambda_{n}"), n_c, 0.0, INF, SX::zeros(n_c, 1));
-        let vt = self.tangential_velocity(&b.q, &v_post)?;
-        let fr = self.friction(&format!("Lambda_t_{n}"), vt.clone());
+        let dvel = self.direction_velocity(&b.q, &v_post)?;
+        let fr = self.friction(&format!("Lambda_t_{n}"), &dvel)?;
         let mass = self.geo.mass(&b.q, &p)?;
         let momentum = mass.mtimes(&v_post.try_sub(&b.v)?)? - self.generalized(&b.q, &lam, &fr)?;
         self.con.eq(momentum);
@@ -257,7 +281,7 @@ impl<'a> Builder<'a> {
         }
         if self.n_f() > 0 {
             let normal = lam.get(self.frictional.clone(), 0usize)?;
-            self.max_dissipation(&[normal], &[vt], &[(0, &fr)])?;
+            self.max_dissipation(&[normal], &[dvel], &[(0, &fr)])?;
         }
         Ok((v_post, lam, mass, off_v, off_lam))
     }
@@ -272,8 +296,8 @@ impl<'a> Builder<'a> {
             let (qs, oq) = self.w.add(&format!("Q_{n}_{m}"), n_q, -INF, INF, q_pred);
             let (vs, ov) = self.w.add(&format!("V_{n}_{m}"), n_q, -INF, INF, v_pred);
             let (fs, of) = self.w.add(&format!("lambda_n_{n}_{m}"), n_c, 0.0, INF, force0.clone());
-            let vt = self.tangential_velocity(&qs, &vs)?;
-            let fr = self.friction(&format!("lambda_t_{n}_{m}"), vt);
+            let dvel = self.direction_velocity(&qs, &vs)?;
+            let fr = self.friction(&format!("lambda_t_{n}_{m}"), &dvel)?;
             let rhs = self.geo.force(&qs, &vs, &u, &p)? + self.generalized(&qs, &fs, &fr)?;
             let mass = self.geo.mass(&qs, &p)?;
             let acc = match self.opts.mass_matrix {
@@ -300,33 +324,39 @@ impl<'a> Builder<'a> {
         Ok(st)
     }
 
-    /// Friction at the stages and the slip at the left boundary, split
-    /// ξ₊ − ξ₋ = tᵀv⁺: sticking (a cone slack > 0) or a friction force along the slip
-    /// anywhere in the element needs zero slip, respectively slip the other way, at
-    /// the boundary; so a slide stops or reverses only at a boundary. Returns the
-    /// cone slacks of the stages.
+    /// Friction at the stages and the slip at the left boundary, split along each
+    /// opposite pair of directions, ξ₊ − ξ₋ = d_kᵀv⁺ (planar: tᵀv⁺): sticking (a cone
+    /// slack > 0) or a friction force along d_k (sliding against it) anywhere in the
+    /// element needs zero slip, respectively no slip along d_k, at the boundary; so a
+    /// slide stops or reverses only at a boundary. Returns the cone slacks of the
+    /// stages.
     fn stage_friction(&mut self, n: usize, q_n: &SX, v_post: &SX, st: &Stages) -> Result<Vec<SX>> {
-        let n_f = self.n_f();
+        let (n_f, half) = (self.n_f(), self.geo.n_d / 2);
         let normal: Vec<SX> = st.force.iter().map(|f| f.get(self.frictional.clone(), 0usize)).collect::<std::result::Result<_, _>>()?;
-        let vt: Vec<SX> = st.q.iter().zip(&st.v).map(|(q, v)| self.tangential_velocity(q, v)).collect::<Result<_>>()?;
+        let dvel: Vec<SX> = st.q.iter().zip(&st.v).map(|(q, v)| self.direction_velocity(q, v)).collect::<Result<_>>()?;
         let fr: Vec<(usize, &Friction)> = st.friction.iter().enumerate().map(|(m, f)| (m + 1, f)).collect();
-        let cone = self.max_dissipation(&normal, &vt, &fr)?;
-        let vt0 = self.tangential_velocity(q_n, v_post)?;
-        let zero = SX::zeros(n_f, 1);
-        let (xi_p, _) = self.w.add(&format!("xi_plus_{n}"), n_f, 0.0, INF, vt0.fmax(&zero)?);
-        let (xi_m, _) = self.w.add(&format!("xi_minus_{n}"), n_f, 0.0, INF, (-&vt0).fmax(&zero)?);
-        self.con.eq(&xi_p - &xi_m - vt0);
+        let cone = self.max_dissipation(&normal, &dvel, &fr)?;
+        let dvel0 = self.direction_velocity(q_n, v_post)?;
+        let along: Vec<SX> = (0..half).map(|k| self.direction(&dvel0, k)).collect::<Result<_>>()?;
+        let along = vcat(&along)?;
+        let zero = SX::zeros(half * n_f, 1);
+        let (xi_p, _) = self.w.add(&format!("xi_plus_{n}"), half * n_f, 0.0, INF, along.fmax(&zero)?);
+        let (xi_m, _) = self.w.add(&format!("xi_minus_{n}"), half * n_f, 0.0, INF, (-&along).fmax(&zero)?);
+        self.con.eq(&xi_p - &xi_m - along);
         let at_stages = |e: &[SX], i: usize| -> Result<Vec<AtPoint>> { e.iter().enumerate().map(|(m, x)| Ok(at(m + 1, x.at(i)?))).collect() };
-        let plus: Vec<SX> = st.friction.iter().map(|f| f.plus.clone()).collect();
-        let minus: Vec<SX> = st.friction.iter().map(|f| f.minus.clone()).collect();
+        let betas: Vec<SX> = st.friction.iter().map(|f| f.beta.clone()).collect();
         for i in 0..n_f {
-            let (p0, m0) = (xi_p.at(i)?, xi_m.at(i)?);
-            self.pairs.push((p0.clone(), m0.clone()));
             let cone_i = at_stages(&cone, i)?;
-            for (xi, same_way) in [(p0, at_stages(&plus, i)?), (m0, at_stages(&minus, i)?)] {
-                let left = [at(0, xi)];
-                self.cross(&left, &cone_i);
-                self.cross(&left, &same_way);
+            for k in 0..half {
+                let (p0, m0) = (xi_p.at(k * n_f + i)?, xi_m.at(k * n_f + i)?);
+                self.pairs.push((p0.clone(), m0.clone()));
+                // β along d_k acts when sliding against d_k: no slip along d_k at the
+                // boundary then (and none against it for β along −d_k).
+                for (xi, d) in [(p0, k), (m0, k + half)] {
+                    let left = [at(0, xi)];
+                    self.cross(&left, &cone_i);
+                    self.cross(&left, &at_stages(&betas, d * n_f + i)?);
+                }
             }
         }
         Ok(cone)

@@ -11,8 +11,12 @@ pub(crate) struct Geometry {
     pub gaps: Function,
     /// normals(q, p) -> n_q × n_c.
     normals: Function,
-    /// tangents(q, p) -> n_q × n_c (zero columns for frictionless contacts).
-    tangents: Function,
+    /// directions(q, p) -> n_q × (n_d n_f): the friction directions of the frictional
+    /// contacts, direction-major (column `k n_f + i` is direction k of the i-th
+    /// frictional contact; k and k + n_d/2 are opposite).
+    directions: Function,
+    /// Directions per frictional contact (2 planar: ±t; `friction_directions` spatial).
+    pub n_d: usize,
     /// mass(q, p).
     mass: Function,
     /// forces(q, v, u, p).
@@ -20,16 +24,34 @@ pub(crate) struct Geometry {
 }
 
 impl Geometry {
-    pub fn new(m: &ClsModel) -> Result<Geometry> {
+    /// The model's geometry; spatial contacts get `spatial_directions` friction
+    /// directions.
+    pub fn new(m: &ClsModel, spatial_directions: usize) -> Result<Geometry> {
         let n_q = m.n_q();
         let gaps: Vec<SX> = m.contacts.iter().map(|c| c.gap.clone()).collect();
         let normals: Vec<SX> = (0..m.n_c()).map(|l| m.normal(l)).collect::<Result<_>>()?;
-        let tangents: Vec<SX> = m.contacts.iter().map(|c| c.tangent.clone().unwrap_or_else(|| SX::zeros(n_q, 1))).collect();
+        let frictional: Vec<&SX> = m.contacts.iter().filter(|c| c.has_friction()).filter_map(|c| c.tangent.as_ref()).collect();
+        let spatial = frictional.iter().any(|t| t.ncol() == 2);
+        let n_d = if spatial { spatial_directions } else { 2 };
+        let mut directions = Vec::with_capacity(n_d * frictional.len());
+        for k in 0..n_d {
+            for t in &frictional {
+                directions.push(if spatial {
+                    let theta = 2.0 * std::f64::consts::PI * k as f64 / n_d as f64;
+                    t.get(.., 0usize)? * theta.cos() + t.get(.., 1usize)? * theta.sin()
+                } else if k == 0 {
+                    (*t).clone()
+                } else {
+                    -(*t)
+                });
+            }
+        }
         let qp = [("q", &m.q), ("p", &m.p)];
         Ok(Geometry {
             gaps: Function::new("cls_gaps", &qp, &[("gap", &vcat(&gaps)?)])?,
             normals: Function::new("cls_normals", &qp, &[("J_n", &hcat(&normals, n_q)?)])?,
-            tangents: Function::new("cls_tangents", &qp, &[("J_t", &hcat(&tangents, n_q)?)])?,
+            directions: Function::new("cls_friction_directions", &qp, &[("D", &hcat(&directions, n_q)?)])?,
+            n_d,
             mass: Function::new("cls_mass", &qp, &[("M", &m.mass)])?,
             forces: Function::new("cls_forces", &[("q", &m.q), ("v", &m.v), ("u", &m.u), ("p", &m.p)], &[("f", &m.forces)])?,
         })
@@ -49,9 +71,9 @@ impl Geometry {
         Self::call(&self.normals, &[q, p])
     }
 
-    /// Tangent directions at q (n_q × n_c).
-    pub fn tangent(&self, q: &SX, p: &SX) -> Result<SX> {
-        Self::call(&self.tangents, &[q, p])
+    /// Friction directions at q (n_q × n_d n_f, direction-major).
+    pub fn directions(&self, q: &SX, p: &SX) -> Result<SX> {
+        Self::call(&self.directions, &[q, p])
     }
 
     /// M(q).

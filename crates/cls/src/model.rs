@@ -6,15 +6,19 @@ use crate::error::{model_error, ClsError, Result};
 use casadi::{Function, SX};
 
 /// One unilateral contact: gap `f_c(q) ≥ 0`, its normal (default `∇f_c`), for
-/// friction a tangent direction `t(q)` (planar contacts: one direction, tangential
-/// velocity `tᵀ v`), restitution ε_r ∈ [0, 1] and friction coefficient μ ≥ 0.
+/// friction its tangent directions — one column `t(q)` for a planar contact
+/// (tangential velocity `tᵀ v`, friction exact), two columns `(t₁, t₂)` for a spatial
+/// one (the friction cone approximated by a polyhedron of `friction_directions`
+/// directions `cos θ_k t₁ + sin θ_k t₂`, see `ClsOptions`) —, restitution ε_r ∈ [0, 1]
+/// and friction coefficient μ ≥ 0.
 #[derive(Clone, Debug)]
 pub struct Contact {
     /// Gap function f_c(q, p), scalar.
     pub gap: SX,
     /// Normal direction J_n(q) (n_q × 1); `None`: the gradient of the gap.
     pub normal: Option<SX>,
-    /// Tangent direction J_t(q) (n_q × 1), needed when `friction > 0`.
+    /// Tangent directions J_t(q): n_q × 1 (planar) or n_q × 2 (spatial), needed when
+    /// `friction > 0`.
     pub tangent: Option<SX>,
     /// Coefficient of restitution ε_r ∈ [0, 1] (0: plastic, 1: elastic).
     pub restitution: f64,
@@ -39,6 +43,19 @@ impl Contact {
         self.friction = mu;
         self.tangent = Some(tangent);
         self
+    }
+
+    /// Sets Coulomb friction μ of a spatial contact with the tangent directions `t1`,
+    /// `t2` (each n_q × 1, spanning the contact plane).
+    pub fn spatial_friction(mut self, mu: f64, t1: SX, t2: SX) -> Self {
+        self.friction = mu;
+        self.tangent = Some(SX::horzcat(&[&t1, &t2]).unwrap_or(t1));
+        self
+    }
+
+    /// Number of tangent directions given (1 planar, 2 spatial, 0 none).
+    pub fn tangent_dim(&self) -> usize {
+        self.tangent.as_ref().map_or(0, |t| t.ncol())
     }
 
     /// Sets the normal direction (instead of the gradient of the gap).
@@ -172,10 +189,11 @@ impl ClsModel {
             if !(c.friction.is_finite() && c.friction >= 0.0) {
                 return Err(model_error(&what, format!("friction coefficient {} must be finite and ≥ 0", c.friction)));
             }
-            for (name, dir) in [("normal", &c.normal), ("tangent", &c.tangent)] {
+            for (name, dir, cols) in [("normal", &c.normal, &[1][..]), ("tangent", &c.tangent, &[1, 2][..])] {
                 if let Some(d) = dir {
-                    if d.shape() != (n, 1) {
-                        return Err(model_error(&what, format!("the {name} direction is {:?}, needs {n} × 1", d.shape())));
+                    if d.nrow() != n || !cols.contains(&d.ncol()) {
+                        let need = if cols.len() == 1 { format!("{n} × 1") } else { format!("{n} × 1 (planar) or {n} × 2 (spatial)") };
+                        return Err(model_error(&what, format!("the {name} direction is {:?}, needs {need}", d.shape())));
                     }
                     self.check_symbols(&what, d)?;
                     self.check_positions_only(&format!("{what} {name}"), d)?;
@@ -184,6 +202,10 @@ impl ClsModel {
             if c.has_friction() && c.tangent.is_none() {
                 return Err(model_error(&what, "friction > 0 needs a tangent direction"));
             }
+        }
+        let dims: Vec<usize> = self.contacts.iter().filter(|c| c.has_friction()).map(Contact::tangent_dim).collect();
+        if dims.windows(2).any(|w| w[0] != w[1]) {
+            return Err(model_error("contacts", "frictional contacts must be all planar (one tangent) or all spatial (two tangents)"));
         }
         Ok(())
     }

@@ -26,6 +26,16 @@ pub fn point_on_plane(eps: f64, mu: f64, force: f64) -> Result<ClsModel> {
     Ok(ClsModel::new(q, v).with_forces(SX::from_slice(&[force, -G])).with_contact(contact))
 }
 
+/// A unit point mass in space, q = (x, y, z), above flat ground (gap z) with
+/// restitution `eps`, spatial Coulomb friction `mu` (tangents x and y) and a constant
+/// horizontal force `force` = (f_x, f_y) (a block on the ground when started at z = 0).
+pub fn point_in_space(eps: f64, mu: f64, force: [f64; 2]) -> Result<ClsModel> {
+    let q = SX::sym("q", 3);
+    let v = SX::sym("v", 3);
+    let contact = Contact::new(q.at(2)?).restitution(eps).spatial_friction(mu, SX::from_slice(&[1.0, 0.0, 0.0]), SX::from_slice(&[0.0, 1.0, 0.0]));
+    Ok(ClsModel::new(q, v).with_forces(SX::from_slice(&[force[0], force[1], -G])).with_contact(contact))
+}
+
 /// Two unit-mass balls of radius 0.2 on a vertical line joined by a spring (stiffness
 /// `k`, rest length 1): q = (q1, q2) the heights of the lower and the upper ball;
 /// the lower one meets the ground (gap q1 − 0.2) with restitution `eps`.

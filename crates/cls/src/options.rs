@@ -69,6 +69,11 @@ pub struct ClsOptions {
     /// elements: without it γ drifts to ~1e6 in the first homotopy NLP and the next
     /// one starts with a violation of 1e3.
     pub slip_complementarity: bool,
+    /// Spatial contacts: the number n_d of directions of the polyhedral friction
+    /// cone, `cos θ_k t₁ + sin θ_k t₂` with θ_k = 2πk/n_d (even, ≥ 4; default 8).
+    /// Friction is exact for sliding along one of them; otherwise the force is the
+    /// polyhedron's maximally dissipating one. Planar contacts use ±t.
+    pub friction_directions: usize,
 }
 
 impl Default for ClsOptions {
@@ -88,6 +93,7 @@ impl Default for ClsOptions {
             contact_tol: 1e-7,
             rho_impulses: 0.0,
             slip_complementarity: false,
+            friction_directions: 8,
         }
     }
 }
@@ -99,6 +105,9 @@ impl ClsOptions {
         let bad = |name, reason: String| Err(ClsError::InvalidOption { name, reason });
         if self.n_fe == 0 {
             return bad("n_fe", "needs at least one finite element".into());
+        }
+        if self.friction_directions < 4 || self.friction_directions % 2 != 0 {
+            return bad("friction_directions", format!("{} must be even and at least 4", self.friction_directions));
         }
         if !(self.gamma_h.is_finite() && (0.0..1.0).contains(&self.gamma_h)) {
             return bad("gamma_h", format!("{} must lie in [0, 1) (a zero-length element has no impact guard)", self.gamma_h));

@@ -1,0 +1,81 @@
+//! Spatial contacts: Coulomb friction with two tangent directions and a polyhedral
+//! cone, against analytic motions of a block on flat ground (μ = 0.5).
+
+use fesd_cls::models::{point_in_space, G};
+use fesd_cls::{ClsError, ClsModel, ClsOptions, ClsSimulation, ClsSimulator, ClsSimulatorOptions, Contact};
+use casadi::SX;
+
+const MU: f64 = 0.5;
+
+fn simulate(force: [f64; 2], v0: [f64; 2], directions: usize) -> ClsSimulation {
+    let mut opts = ClsSimulatorOptions { step: 0.1, n_steps: 8, ..Default::default() };
+    opts.cls.friction_directions = directions;
+    let mut sim = ClsSimulator::new(&point_in_space(0.0, MU, force).unwrap(), opts).unwrap();
+    let r = sim.simulate(&[0.0, 0.0, 0.0], &[v0[0], v0[1], 0.0], &[], &[]).unwrap();
+    assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
+    r
+}
+
+/// Sliding at speed 2 along a direction of the polyhedral cone (θ = 0 and 45° with 8
+/// directions, 90° with 4): the friction force opposes the motion exactly, so the
+/// block decelerates at μg along its path, stops at t = 2/(μg) after 4/(2μg) on the
+/// line it started on, and stays there.
+#[test]
+fn a_block_sliding_along_a_cone_direction_stops_exactly_on_its_line() {
+    for (theta, directions) in [(0.0f64, 8), (45.0f64, 8), (90.0f64, 4)] {
+        let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
+        let r = simulate([0.0, 0.0], [2.0 * c, 2.0 * s], directions);
+        let (t_stop, d_stop) = (2.0 / (MU * G), 4.0 / (2.0 * MU * G));
+        let speed = |v: &[f64]| v[0].hypot(v[1]);
+        let i = r.v.iter().position(|v| speed(v) < 1e-7).unwrap_or_else(|| panic!("θ = {theta}: the block does not stop"));
+        assert!((r.t[i] - t_stop).abs() < 1e-6, "θ = {theta}: stopped at {}, expected {t_stop}", r.t[i]);
+        for j in 0..r.t.len() {
+            let t = r.t[j].min(t_stop);
+            let d = 2.0 * t - 0.5 * MU * G * t * t;
+            let q = &r.q[j];
+            assert!((q[0] - d * c).abs() < 1e-6 && (q[1] - d * s).abs() < 1e-6, "θ = {theta}, t = {}: q = {q:?}, expected distance {d}", r.t[j]);
+            assert!(q[2].abs() < 1e-7, "left the ground: {q:?}");
+            if j >= i {
+                assert!(speed(&r.v[j]) < 1e-7 && (d - d_stop).abs() < 1e-9, "moved after the stop: {:?}", r.v[j]);
+            }
+        }
+    }
+}
+
+/// A diagonal force below static friction (|F| = 0.9 μmg) never moves the block; one
+/// above it along a cone direction accelerates it at (|F| − μmg)/m along the force.
+#[test]
+fn static_friction_holds_a_diagonal_force_and_yields_above_it() {
+    let along = |f: f64| [f / 2f64.sqrt(), f / 2f64.sqrt()];
+    let r = simulate(along(0.9 * MU * G), [0.0, 0.0], 8);
+    assert!(r.q_final().iter().all(|x| x.abs() < 1e-7) && r.v_final().iter().all(|x| x.abs() < 1e-7), "{:?} {:?}", r.q_final(), r.v_final());
+    let r = simulate(along(1.2 * MU * G), [0.0, 0.0], 8);
+    let (a, t) = (0.2 * MU * G, 0.8);
+    let v = r.v_final();
+    assert!((v[0].hypot(v[1]) - a * t).abs() < 1e-6 && (v[0] - v[1]).abs() < 1e-9, "v = {v:?}");
+}
+
+#[test]
+fn spatial_contacts_are_validated() {
+    let q = SX::sym("q", 3);
+    let v = SX::sym("v", 3);
+    let e = |i: usize| {
+        let mut d = [0.0; 3];
+        d[i] = 1.0;
+        SX::from_slice(&d)
+    };
+    let base = || ClsModel::new(q.clone(), v.clone()).with_forces(SX::from_slice(&[0.0, 0.0, -G]));
+    // Three tangent columns.
+    let three = SX::horzcat(&[&e(0), &e(1), &e(2)]).unwrap();
+    let m = base().with_contact(Contact::new(q.at(2).unwrap()).friction(MU, three));
+    assert!(matches!(m.validate(), Err(ClsError::Model { .. })), "{:?}", m.validate());
+    // Planar and spatial friction mixed.
+    let m = base()
+        .with_contact(Contact::new(q.at(2).unwrap()).spatial_friction(MU, e(0), e(1)))
+        .with_contact(Contact::new(q.at(0).unwrap()).friction(MU, e(1)));
+    let err = m.validate().unwrap_err().to_string();
+    assert!(err.contains("all planar"), "{err}");
+    // An odd number of cone directions.
+    let opts = ClsOptions { friction_directions: 5, ..Default::default() };
+    assert!(matches!(opts.validate(), Err(ClsError::InvalidOption { name: "friction_directions", .. })));
+}
