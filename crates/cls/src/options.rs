@@ -62,10 +62,12 @@ pub struct ClsOptions {
     /// happens the impulse is fixed by the velocities; the term then favours gentler
     /// impacts (weight × impulse is added to the objective, not to the reported cost).
     pub rho_impulses: f64,
-    /// Adds the pair `(γ + tᵀv) ⊥ (γ − tᵀv)` at every frictional point, which makes
-    /// γ = |tᵀv| (its value at every physical solution) even where the contact is open
-    /// and γ is otherwise free (default false; the optimal control problem's default
-    /// is true, where `rho_multipliers` is 0). Measured on three boxes at rest over 45
+    /// Adds the pair `(γ + tᵀv) ⊥ (γ − tᵀv)` at every frictional point of planar
+    /// contacts, which makes γ = |tᵀv| (its value at every physical solution) even
+    /// where the contact is open and γ is otherwise free (default false; the optimal
+    /// control problem's default is true, where `rho_multipliers` is 0). Spatial
+    /// contacts ignore it: with four or more directions such pairs would contradict
+    /// each other. Measured on three boxes at rest over 45
     /// elements: without it γ drifts to ~1e6 in the first homotopy NLP and the next
     /// one starts with a violation of 1e3.
     pub slip_complementarity: bool,
