@@ -4,25 +4,44 @@
 //! boundary (a slide stops only at a boundary: the slip at each element's start is
 //! crossed with sticking at its stages).
 //!
-//! Prints `t_stop = …`, `x_stop = …` and their errors, `x_final = …`.
+//! The same block as a spatial contact (two tangent directions, the friction cone a
+//! polyhedron of 8 directions) pushed off diagonally, along one of the cone's
+//! directions: it stops at the same time and distance on its starting line.
+//!
+//! Prints `t_stop = …`, `x_stop = …` and their errors, `x_final = …`, and for the
+//! spatial block `t_stop_spatial = …`, `distance_spatial = …`, their errors and
+//! `off_line_spatial = …` (distance from the starting line).
 //!
 //! Run: `cargo run --release --example sliding_block`
 
-use fesd::cls::models::{point_on_plane, G};
+use fesd::cls::models::{point_in_space, point_on_plane, G};
 use fesd::cls::{ClsSimulator, ClsSimulatorOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mu = 0.5;
-    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 8, ..Default::default() };
-    let mut sim = ClsSimulator::new(&point_on_plane(0.0, mu, 0.0)?, opts)?;
-    let r = sim.simulate(&[0.0, 0.0], &[2.0, 0.0], &[], &[])?;
-    println!("{} Ipopt iterations, {} failed pieces", r.total_iterations(), r.failed_steps().len());
-    let i = r.v.iter().position(|v| v[0].abs() < 1e-7).ok_or("the block did not stop")?;
     let (t_exact, x_exact) = (2.0 / (mu * G), 4.0 / (2.0 * mu * G));
+    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 8, ..Default::default() };
+    let mut sim = ClsSimulator::new(&point_on_plane(0.0, mu, 0.0)?, opts.clone())?;
+    let r = sim.simulate(&[0.0, 0.0], &[2.0, 0.0], &[], &[])?;
+    println!("planar: {} Ipopt iterations, {} failed pieces", r.total_iterations(), r.failed_steps().len());
+    let i = r.v.iter().position(|v| v[0].abs() < 1e-7).ok_or("the block did not stop")?;
     println!("t_stop = {:.7}", r.t[i]);
     println!("x_stop = {:.7}", r.q[i][0]);
     println!("t_stop_error = {:.3e}", (r.t[i] - t_exact).abs());
     println!("x_stop_error = {:.3e}", (r.q[i][0] - x_exact).abs());
     println!("x_final = {:.7}", r.q_final()[0]);
+
+    // Spatial: q = (x, y, z), pushed off at 2 m/s along 45°.
+    let mut sim = ClsSimulator::new(&point_in_space(0.0, mu, [0.0, 0.0])?, opts)?;
+    let c = std::f64::consts::FRAC_1_SQRT_2;
+    let r = sim.simulate(&[0.0, 0.0, 0.0], &[2.0 * c, 2.0 * c, 0.0], &[], &[])?;
+    println!("spatial: {} Ipopt iterations, {} failed pieces", r.total_iterations(), r.failed_steps().len());
+    let i = r.v.iter().position(|v| v[0].hypot(v[1]) < 1e-7).ok_or("the spatial block did not stop")?;
+    let (x, y) = (r.q[i][0], r.q[i][1]);
+    println!("t_stop_spatial = {:.7}", r.t[i]);
+    println!("distance_spatial = {:.7}", x.hypot(y));
+    println!("t_stop_spatial_error = {:.3e}", (r.t[i] - t_exact).abs());
+    println!("distance_spatial_error = {:.3e}", (x.hypot(y) - x_exact).abs());
+    println!("off_line_spatial = {:.3e}", (x - y).abs() * c);
     Ok(())
 }
