@@ -46,10 +46,13 @@ impl Contact {
     }
 
     /// Sets Coulomb friction μ of a spatial contact with the tangent directions `t1`,
-    /// `t2` (each n_q × 1, spanning the contact plane).
+    /// `t2` (each n_q × 1, spanning the contact plane; directions of other shapes are
+    /// reported by [`ClsModel::validate`]).
     pub fn spatial_friction(mut self, mu: f64, t1: SX, t2: SX) -> Self {
         self.friction = mu;
-        self.tangent = Some(SX::horzcat(&[&t1, &t2]).unwrap_or(t1));
+        // Columns of different lengths cannot be joined: an empty n × 2 placeholder
+        // that validation names as a tangent of the wrong shape.
+        self.tangent = Some(SX::horzcat(&[&t1, &t2]).unwrap_or_else(|_| SX::zeros(0, 2)));
         self
     }
 

@@ -69,6 +69,10 @@ fn spatial_contacts_are_validated() {
     let three = SX::horzcat(&[&e(0), &e(1), &e(2)]).unwrap();
     let m = base().with_contact(Contact::new(q.at(2).unwrap()).friction(MU, three));
     assert!(matches!(m.validate(), Err(ClsError::Model { .. })), "{:?}", m.validate());
+    // Tangents of different lengths.
+    let m = base().with_contact(Contact::new(q.at(2).unwrap()).spatial_friction(MU, e(0), SX::from_slice(&[1.0, 0.0])));
+    let err = m.validate().unwrap_err().to_string();
+    assert!(err.contains("tangent"), "{err}");
     // Planar and spatial friction mixed.
     let m = base()
         .with_contact(Contact::new(q.at(2).unwrap()).spatial_friction(MU, e(0), e(1)))

@@ -133,9 +133,9 @@ pub(crate) fn steps_from_to(from: f64, to: f64, kappa: f64) -> usize {
 /// missed (CARTIM Stewart 13.334 instead of 14.533, SMLSM Step 1.606e-5 instead of
 /// 6.71e-5), two end higher than with direct steering but not above the reference
 /// (DISCM 32.29 vs 32.16, reference 32.53; SMOCP Stewart 5.416 vs 5.405, reference
-/// 5.416). The penalty is exact once 1/σ
-/// exceeds the complementarity multipliers, so the homotopy stops after few NLPs
-/// (sliding-mode OCP: 140 instead of 210 iterations, same cost). Starting the
+/// 5.416). The penalty is exact once 1/σ exceeds the complementarity multipliers, so
+/// the homotopy stops after few NLPs (sliding-mode OCP: 140 instead of 210
+/// iterations, same cost). Starting the
 /// penalty higher cuts more but finds worse local minima: σ_0 = 10 gave 5 203
 /// iterations with SMSLM at 2.4e-3 instead of 3.4e-5; σ_0 = 1 gave 7 014 with three
 /// worse minima and one problem lost.
