@@ -1,5 +1,6 @@
 //! Optimal control of rigid bodies: a box pushed against Coulomb friction, checked
-//! against the exact optimum over piecewise-constant controls; bad problems.
+//! against the exact optimum over piecewise-constant controls (planar and spatial
+//! contacts); bad problems.
 
 use casadi::SX;
 use fesd_cls::{ClsError, ClsModel, ClsOcp, ClsOcpSolver, Contact};
@@ -132,4 +133,38 @@ fn a_gentler_kappa_after_a_recovery_still_reaches_comp_tol() {
     assert!(r.mpcc.steps.iter().any(|s| s.recovery), "the case no longer needs a recovery");
     assert!(r.status.is_converged() && r.comp_residual <= 1e-9, "{:?}, residual {}", r.status, r.comp_residual);
     assert!(r.mpcc.planned_steps > 11, "planned {}", r.mpcc.planned_steps);
+}
+
+/// The same push on a spatial contact (tangents x and y, the friction cone a
+/// polyhedron of 8 directions), along the diagonal — one of the cone's directions —
+/// with a force u = (u_x, u_y): the optimum is the planar one over the distance 1,
+/// with the controls on the diagonal.
+#[test]
+fn a_diagonal_push_on_a_spatial_contact_matches_the_planar_optimum() {
+    let mu = 0.2;
+    let q = SX::sym("q", 3);
+    let v = SX::sym("v", 3);
+    let u = SX::sym("u", 2);
+    let e = |i: usize| {
+        let mut d = [0.0; 3];
+        d[i] = 1.0;
+        SX::from_slice(&d)
+    };
+    let contact = Contact::new(q.at(2).unwrap() - 0.5).spatial_friction(mu, e(0), e(1));
+    let forces = SX::vertcat(&[&u.at(0).unwrap(), &u.at(1).unwrap(), &SX::scalar(-G)]).unwrap();
+    let model = ClsModel::new(q.clone(), v.clone()).with_controls(u.clone()).with_forces(forces).with_contact(contact);
+    let target = std::f64::consts::FRAC_1_SQRT_2;
+    let terminal = SX::vertcat(&[&q.at(0).unwrap(), &q.at(1).unwrap(), &v]).unwrap();
+    let bounds = [target, target, 0.0, 0.0, 0.0];
+    let ocp = ClsOcp::new(model, 2.0, 10, &[0.0, 0.0, 0.5], &[0.0; 3])
+        .with_control_bounds(&[-30.0; 2], &[30.0; 2])
+        .with_lagrange(u.t().mtimes(&u).unwrap())
+        .with_terminal(terminal, &bounds, &bounds);
+    let r = ClsOcpSolver::new(&ocp).unwrap().solve().unwrap();
+    assert!(r.status.is_converged() && r.comp_residual <= 1e-9, "{:?}, residual {}", r.status, r.comp_residual);
+    let (cost, u_star) = exact_optimum(mu, 1.0, 0.2, 10);
+    assert!((r.cost - cost).abs() < 1e-4, "cost {} vs planar exact {cost}", r.cost);
+    for (k, (got, want)) in r.u.iter().zip(&u_star).enumerate() {
+        assert!((got[0] - want * target).abs() < 1e-3 && (got[1] - want * target).abs() < 1e-3, "u[{k}] = {got:?} vs {want} along the diagonal");
+    }
 }
