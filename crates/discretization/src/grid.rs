@@ -9,7 +9,7 @@ use crate::error::{DiscretizationError, Result};
 use crate::options::{FesdOptions, IrkRepresentation, StepEquilibration};
 use crate::table::VariableTable;
 use casadi::{Function, Parallelization, MX};
-use fesd_model::{DcsOptions, PssModel, StageAlgebra};
+use fesd_model::{PssModel, StageAlgebra, SubsystemLowering};
 use fesd_rk::ButcherTableau;
 
 /// Order of the element blocks in the NLP vector.
@@ -135,12 +135,20 @@ pub fn interval_sums(row: &MX, interval_of: &[usize], n: usize) -> casadi::Resul
 impl ElementGrid {
     /// The element kernel of `model` with `opts` (validated here) and `terms`, for a
     /// horizon of `fe.len()` intervals with `fe[k]` elements each.
+    /// The DCS is the one `opts.representation` names.
     pub fn new(model: &PssModel, opts: &FesdOptions, fe: Vec<usize>, terms: &ElementTerms) -> Result<ElementGrid> {
+        Self::with_lowering(model, opts, fe, terms, opts.representation.lowering(opts.lift_products).as_ref())
+    }
+
+    /// As [`ElementGrid::new`] with the DCS written by `lowering` (any
+    /// [`SubsystemLowering`], not only the representations of
+    /// [`FesdOptions::representation`], which is then ignored).
+    pub fn with_lowering(model: &PssModel, opts: &FesdOptions, fe: Vec<usize>, terms: &ElementTerms, lowering: &dyn SubsystemLowering) -> Result<ElementGrid> {
         let tableau = opts.validate()?;
         if fe.is_empty() || fe.contains(&0) {
             return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "every interval needs at least one finite element".into() });
         }
-        let alg = StageAlgebra::new(model, &DcsOptions { representation: opts.representation, lift_products: opts.lift_products })?;
+        let alg = StageAlgebra::with_lowering(model, lowering)?;
         let (kernel, sizes) = element_kernel(model, &alg, &tableau, opts, terms)?;
         Ok(ElementGrid { model: model.clone(), alg, tableau, opts: opts.clone(), kernel, sizes, fe })
     }

@@ -284,6 +284,7 @@ pub const INTEGER_OPTIONS: &[&str] = &[
     "mumps_mem_percent",
     "mumps_permuting_scaling",
     "mumps_pivot_order",
+    "mumps_print_level",
     "mumps_scaling",
     "num_linear_variables",
     "print_frequency_iter",

@@ -5,7 +5,7 @@
 //! - Step [STEP]: `c(x) = λp − λn`, `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`,
 //!   `θ_i = Π_{S_ij=1} α_j Π_{S_ij=−1} (1 − α_j)` (or the region algebra of set regions).
 
-use crate::model::{ModelError, PssModel, Regions};
+use crate::model::{ModelError, PssModel, Regions, Subsystem};
 use casadi::{Function, SX};
 use serde::{Deserialize, Serialize};
 
@@ -108,139 +108,244 @@ fn min_entry(v: &[SX]) -> Result<SX, ModelError> {
     Ok(m)
 }
 
-impl StageAlgebra {
-    /// Lowers `model` with `opts`.
-    pub fn new(model: &PssModel, opts: &DcsOptions) -> Result<StageAlgebra, ModelError> {
-        model.validate()?;
-        let mut z = Vec::new();
-        let (mut z_lb, mut z_ub, mut z_guess) = (Vec::new(), Vec::new(), Vec::new());
-        let mut eqs = Vec::new();
-        let mut xdot = model.f0.clone().unwrap_or_else(|| SX::zeros(model.n_x(), 1));
-        let (mut theta_all, mut primal, mut dual, mut dual_at_state) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut groups = Vec::new();
-        let mut siblings: Vec<Vec<usize>> = Vec::new();
-        let mut n_regions = Vec::new();
-        let push = |z: &mut Vec<SX>, lb: &mut Vec<f64>, ub: &mut Vec<f64>, guess: &mut Vec<f64>, v: &SX, l: f64, u: f64, g: f64| {
-            z.push(v.clone());
-            lb.extend(std::iter::repeat_n(l, v.nrow()));
-            ub.extend(std::iter::repeat_n(u, v.nrow()));
-            guess.extend(std::iter::repeat_n(g, v.nrow()));
+/// The accumulating stage algebra while a model's subsystems are lowered one by one:
+/// what a [`SubsystemLowering`] adds its unknowns, equations and complementarity
+/// pairs to.
+#[derive(Default)]
+pub struct AlgebraBuilder {
+    z: Vec<SX>,
+    z_lb: Vec<f64>,
+    z_ub: Vec<f64>,
+    z_guess: Vec<f64>,
+    eqs: Vec<SX>,
+    primal: Vec<SX>,
+    dual: Vec<SX>,
+    dual_at_state: Vec<SX>,
+    groups: Vec<EquilibrationGroup>,
+    siblings: Vec<Vec<usize>>,
+}
+
+impl AlgebraBuilder {
+    /// Adds the algebraic unknowns `v` (a column of fresh symbols) with the same
+    /// bounds and guess for each entry.
+    pub fn unknowns(&mut self, v: &SX, lower: f64, upper: f64, guess: f64) {
+        self.z.push(v.clone());
+        self.z_lb.extend(std::iter::repeat_n(lower, v.nrow()));
+        self.z_ub.extend(std::iter::repeat_n(upper, v.nrow()));
+        self.z_guess.extend(std::iter::repeat_n(guess, v.nrow()));
+    }
+
+    /// Adds algebraic equations `e = 0`.
+    pub fn equations(&mut self, e: SX) {
+        self.eqs.push(e);
+    }
+
+    /// Number of complementarity pairs so far: the index the next pair gets.
+    pub fn n_pairs(&self) -> usize {
+        self.primal.len()
+    }
+
+    /// Adds complementarity pairs `0 ≤ primal_i ⊥ dual_i ≥ 0`.
+    pub fn pairs(&mut self, primal: impl IntoIterator<Item = SX>, dual: impl IntoIterator<Item = SX>) {
+        self.primal.extend(primal);
+        self.dual.extend(dual);
+    }
+
+    /// Adds the values the duals of the pairs take at a state with no algebraic
+    /// unknowns (the boundary duals at an initial state), in pair order.
+    pub fn duals_at_state(&mut self, d: impl IntoIterator<Item = SX>) {
+        self.dual_at_state.extend(d);
+    }
+
+    /// Adds, in pair order, each pair's siblings (see [`StageAlgebra::siblings`]).
+    pub fn siblings(&mut self, s: impl IntoIterator<Item = Vec<usize>>) {
+        self.siblings.extend(s);
+    }
+
+    /// Adds a step-equilibration group.
+    pub fn group(&mut self, g: EquilibrationGroup) {
+        self.groups.push(g);
+    }
+}
+
+/// One way to write a subsystem's Filippov convexification as a dynamic
+/// complementarity system: its algebraic unknowns, equations and complementarity
+/// pairs, and the convex multipliers θ of its regions. [`Stewart`] and [`Step`] are
+/// the two the field uses; a new DCS for switched systems is one more implementation,
+/// and nothing downstream (stage kernels, cross complementarity, step equilibration)
+/// depends on which one lowered the model.
+pub trait SubsystemLowering {
+    /// Snake-case name.
+    fn name(&self) -> &'static str;
+
+    /// Lowers subsystem `k` into `b` and returns θ, one expression per region.
+    fn lower(&self, k: usize, sub: &Subsystem, b: &mut AlgebraBuilder) -> Result<Vec<SX>, ModelError>;
+}
+
+/// Stewart's representation [FESD §2.2]: `0 = g(x) − λ − μ e`, `1 = eᵀθ`,
+/// `0 ≤ θ ⊥ λ ≥ 0`, with `g = −S c` unless the subsystem gives indicator functions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stewart;
+
+impl SubsystemLowering for Stewart {
+    fn name(&self) -> &'static str {
+        "stewart"
+    }
+
+    fn lower(&self, k: usize, sub: &Subsystem, b: &mut AlgebraBuilder) -> Result<Vec<SX>, ModelError> {
+        let n_f = sub.n_f();
+        let c = entries(&sub.c)?;
+        let g = match (&sub.indicators, &sub.regions) {
+            (Some(g), _) => entries(g)?,
+            (None, Regions::SignMatrix(s)) => s
+                .iter()
+                .map(|row| {
+                    row.iter().zip(&c).fold(SX::scalar(0.0), |acc, (&sij, cj)| match sij {
+                        1 => acc - cj,
+                        -1 => acc + cj,
+                        _ => acc,
+                    })
+                })
+                .collect(),
+            (None, Regions::Sets(_)) => return Err(ModelError::StewartNeedsIndicators { subsystem: k }),
         };
-        for (k, sub) in model.subsystems.iter().enumerate() {
-            let (n_c, n_f) = (sub.n_c(), sub.n_f());
-            n_regions.push(n_f);
-            let c = entries(&sub.c)?;
-            let theta: Vec<SX> = match opts.representation {
-                Representation::Stewart => {
-                    let g = match (&sub.indicators, &sub.regions) {
-                        (Some(g), _) => entries(g)?,
-                        (None, Regions::SignMatrix(s)) => s
-                            .iter()
-                            .map(|row| {
-                                row.iter().zip(&c).fold(SX::scalar(0.0), |acc, (&sij, cj)| match sij {
-                                    1 => acc - cj,
-                                    -1 => acc + cj,
-                                    _ => acc,
-                                })
-                            })
-                            .collect(),
-                        (None, Regions::Sets(_)) => return Err(ModelError::StewartNeedsIndicators { subsystem: k }),
-                    };
-                    let th = SX::sym(&format!("theta{k}"), n_f);
-                    let la = SX::sym(&format!("lambda{k}"), n_f);
-                    let mu = SX::sym(&format!("mu{k}"), 1);
-                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &th, 0.0, f64::INFINITY, 1.0 / n_f as f64);
-                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &la, 0.0, f64::INFINITY, 0.0);
-                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &mu, f64::NEG_INFINITY, f64::INFINITY, 0.0);
-                    let gv = column(&g)?;
-                    eqs.push(gv.try_sub(&la)?.try_sub(&(&SX::ones(n_f, 1) * &mu))?);
-                    eqs.push(th.sum() - 1.0);
-                    let base = primal.len();
-                    let ths = entries(&th)?;
-                    let las = entries(&la)?;
-                    primal.extend(ths.iter().cloned());
-                    dual.extend(las);
-                    let gmin = min_entry(&g)?;
-                    dual_at_state.extend(g.iter().map(|gi| gi - &gmin));
-                    let idx: Vec<usize> = (base..base + n_f).collect();
-                    siblings.extend(idx.iter().map(|&i| idx.iter().copied().filter(|&j| j != i).collect::<Vec<_>>()));
-                    groups.push(EquilibrationGroup { dual_parts: vec![idx.clone()], primal_parts: vec![idx] });
-                    ths
-                }
-                Representation::Step => {
-                    let al = SX::sym(&format!("alpha{k}"), n_c);
-                    let lp = SX::sym(&format!("lambda_p{k}"), n_c);
-                    let ln = SX::sym(&format!("lambda_n{k}"), n_c);
-                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &al, 0.0, 1.0, 0.5);
-                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &lp, 0.0, f64::INFINITY, 0.0);
-                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &ln, 0.0, f64::INFINITY, 0.0);
-                    eqs.push(column(&c)?.try_sub(&lp)?.try_add(&ln)?);
-                    let a = entries(&al)?;
-                    let base = primal.len();
-                    // Channels (α ⊥ λn) then (1 − α ⊥ λp).
-                    primal.extend(a.iter().cloned());
-                    dual.extend(entries(&ln)?);
-                    primal.extend(a.iter().map(|aj| 1.0 - aj));
-                    dual.extend(entries(&lp)?);
-                    siblings.extend((0..n_c).map(|j| vec![base + n_c + j]));
-                    siblings.extend((0..n_c).map(|j| vec![base + j]));
-                    dual_at_state.extend(c.iter().map(|cj| (-cj).fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
-                    dual_at_state.extend(c.iter().map(|cj| cj.fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
-                    groups.push(EquilibrationGroup {
-                        dual_parts: vec![(base..base + n_c).collect(), (base + n_c..base + 2 * n_c).collect()],
-                        primal_parts: vec![],
-                    });
-                    match &sub.regions {
-                        Regions::Sets(sets) => sets.iter().map(|r| r.theta(&a)).collect(),
-                        Regions::SignMatrix(s) => {
-                            let mut out = Vec::with_capacity(n_f);
-                            for (i, row) in s.iter().enumerate() {
-                                let factors: Vec<SX> = row
-                                    .iter()
-                                    .zip(&a)
-                                    .filter_map(|(&sij, aj)| match sij {
-                                        1 => Some(aj.clone()),
-                                        -1 => Some(1.0 - aj),
-                                        _ => None,
-                                    })
-                                    .collect();
-                                if opts.lift_products && factors.len() > 2 {
-                                    let beta = SX::sym(&format!("beta{k}_{i}"), factors.len() - 1);
-                                    push(&mut z, &mut z_lb, &mut z_ub, &mut z_guess, &beta, 0.0, 1.0, 0.5f64.powi(2));
-                                    let b = entries(&beta)?;
-                                    let mut prev = factors[0].clone();
-                                    for (m, f) in factors[1..].iter().enumerate() {
-                                        eqs.push(&b[m] - &prev * f);
-                                        prev = b[m].clone();
-                                    }
-                                    out.push(prev);
-                                } else {
-                                    out.push(factors.iter().fold(SX::scalar(1.0), |acc, f| acc * f));
-                                }
-                            }
-                            out
+        let th = SX::sym(&format!("theta{k}"), n_f);
+        let la = SX::sym(&format!("lambda{k}"), n_f);
+        let mu = SX::sym(&format!("mu{k}"), 1);
+        b.unknowns(&th, 0.0, f64::INFINITY, 1.0 / n_f as f64);
+        b.unknowns(&la, 0.0, f64::INFINITY, 0.0);
+        b.unknowns(&mu, f64::NEG_INFINITY, f64::INFINITY, 0.0);
+        let gv = column(&g)?;
+        b.equations(gv.try_sub(&la)?.try_sub(&(&SX::ones(n_f, 1) * &mu))?);
+        b.equations(th.sum() - 1.0);
+        let base = b.n_pairs();
+        let ths = entries(&th)?;
+        b.pairs(ths.iter().cloned(), entries(&la)?);
+        let gmin = min_entry(&g)?;
+        b.duals_at_state(g.iter().map(|gi| gi - &gmin));
+        let idx: Vec<usize> = (base..base + n_f).collect();
+        b.siblings(idx.iter().map(|&i| idx.iter().copied().filter(|&j| j != i).collect::<Vec<_>>()));
+        b.group(EquilibrationGroup { dual_parts: vec![idx.clone()], primal_parts: vec![idx] });
+        Ok(ths)
+    }
+}
+
+/// The Step (Heaviside) representation [STEP]: `c(x) = λp − λn`,
+/// `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`, and θ as products of α and 1 − α over
+/// each region's signs (or the region algebra of set regions).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Step {
+    /// Introduce variables β for the partial products of θ_i with more than two
+    /// factors, keeping every expression at most bilinear (nosnoc's `lift`).
+    pub lift_products: bool,
+}
+
+impl SubsystemLowering for Step {
+    fn name(&self) -> &'static str {
+        "step"
+    }
+
+    fn lower(&self, k: usize, sub: &Subsystem, b: &mut AlgebraBuilder) -> Result<Vec<SX>, ModelError> {
+        let (n_c, n_f) = (sub.n_c(), sub.n_f());
+        let c = entries(&sub.c)?;
+        let al = SX::sym(&format!("alpha{k}"), n_c);
+        let lp = SX::sym(&format!("lambda_p{k}"), n_c);
+        let ln = SX::sym(&format!("lambda_n{k}"), n_c);
+        b.unknowns(&al, 0.0, 1.0, 0.5);
+        b.unknowns(&lp, 0.0, f64::INFINITY, 0.0);
+        b.unknowns(&ln, 0.0, f64::INFINITY, 0.0);
+        b.equations(column(&c)?.try_sub(&lp)?.try_add(&ln)?);
+        let a = entries(&al)?;
+        let base = b.n_pairs();
+        // Channels (α ⊥ λn) then (1 − α ⊥ λp).
+        b.pairs(a.iter().cloned(), entries(&ln)?);
+        b.pairs(a.iter().map(|aj| 1.0 - aj), entries(&lp)?);
+        b.siblings((0..n_c).map(|j| vec![base + n_c + j]));
+        b.siblings((0..n_c).map(|j| vec![base + j]));
+        b.duals_at_state(c.iter().map(|cj| (-cj).fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
+        b.duals_at_state(c.iter().map(|cj| cj.fmax(&SX::scalar(0.0))).collect::<Result<Vec<_>, _>>()?);
+        b.group(EquilibrationGroup {
+            dual_parts: vec![(base..base + n_c).collect(), (base + n_c..base + 2 * n_c).collect()],
+            primal_parts: vec![],
+        });
+        match &sub.regions {
+            Regions::Sets(sets) => Ok(sets.iter().map(|r| r.theta(&a)).collect()),
+            Regions::SignMatrix(s) => {
+                let mut out = Vec::with_capacity(n_f);
+                for (i, row) in s.iter().enumerate() {
+                    let factors: Vec<SX> = row
+                        .iter()
+                        .zip(&a)
+                        .filter_map(|(&sij, aj)| match sij {
+                            1 => Some(aj.clone()),
+                            -1 => Some(1.0 - aj),
+                            _ => None,
+                        })
+                        .collect();
+                    if self.lift_products && factors.len() > 2 {
+                        let beta = SX::sym(&format!("beta{k}_{i}"), factors.len() - 1);
+                        b.unknowns(&beta, 0.0, 1.0, 0.5f64.powi(2));
+                        let bs = entries(&beta)?;
+                        let mut prev = factors[0].clone();
+                        for (m, f) in factors[1..].iter().enumerate() {
+                            b.equations(&bs[m] - &prev * f);
+                            prev = bs[m].clone();
                         }
+                        out.push(prev);
+                    } else {
+                        out.push(factors.iter().fold(SX::scalar(1.0), |acc, f| acc * f));
                     }
                 }
-            };
+                Ok(out)
+            }
+        }
+    }
+}
+
+impl Representation {
+    /// The lowering this representation names.
+    pub fn lowering(self, lift_products: bool) -> Box<dyn SubsystemLowering> {
+        match self {
+            Representation::Stewart => Box::new(Stewart),
+            Representation::Step => Box::new(Step { lift_products }),
+        }
+    }
+}
+
+impl StageAlgebra {
+    /// Lowers `model` with `opts` (the lowering its representation names).
+    pub fn new(model: &PssModel, opts: &DcsOptions) -> Result<StageAlgebra, ModelError> {
+        Self::with_lowering(model, opts.representation.lowering(opts.lift_products).as_ref())
+    }
+
+    /// Lowers every subsystem of `model` with `lowering`; `ẋ = f_0 + Σ_k Σ_i f_ki θ_ki`.
+    pub fn with_lowering(model: &PssModel, lowering: &dyn SubsystemLowering) -> Result<StageAlgebra, ModelError> {
+        model.validate()?;
+        let mut b = AlgebraBuilder::default();
+        let mut xdot = model.f0.clone().unwrap_or_else(|| SX::zeros(model.n_x(), 1));
+        let mut theta_all = Vec::new();
+        let mut n_regions = Vec::new();
+        for (k, sub) in model.subsystems.iter().enumerate() {
+            n_regions.push(sub.n_f());
+            let theta = lowering.lower(k, sub, &mut b)?;
             for (fi, th) in sub.f.iter().zip(&theta) {
                 xdot = xdot + fi * th;
             }
             theta_all.extend(theta);
         }
         Ok(StageAlgebra {
-            z: column(&z)?,
-            z_lb,
-            z_ub,
-            z_guess,
-            equations: column(&eqs)?,
+            z: column(&b.z)?,
+            z_lb: b.z_lb,
+            z_ub: b.z_ub,
+            z_guess: b.z_guess,
+            equations: column(&b.eqs)?,
             xdot,
             theta: column(&theta_all)?,
-            primal: column(&primal)?,
-            dual: column(&dual)?,
-            dual_at_state: column(&dual_at_state)?,
-            groups,
-            siblings,
+            primal: column(&b.primal)?,
+            dual: column(&b.dual)?,
+            dual_at_state: column(&b.dual_at_state)?,
+            groups: b.groups,
+            siblings: b.siblings,
             n_regions,
         })
     }

@@ -26,6 +26,6 @@ mod dcs;
 mod model;
 mod partition;
 
-pub use dcs::{DcsOptions, EquilibrationGroup, Representation, StageAlgebra};
+pub use dcs::{AlgebraBuilder, DcsOptions, EquilibrationGroup, Representation, StageAlgebra, Step, Stewart, SubsystemLowering};
 pub use model::{ModelError, PssModel, RegionSet, Regions, Subsystem};
 pub use partition::MAX_ENUMERATED_SWITCHING_FUNCTIONS;

@@ -172,6 +172,16 @@ pub enum ModelError {
         /// Subsystem index.
         subsystem: usize,
     },
+    /// A [`SubsystemLowering`](crate::SubsystemLowering) cannot write this subsystem.
+    #[error("subsystem {subsystem}: the {lowering} lowering cannot write it: {reason}")]
+    UnsupportedSubsystem {
+        /// The lowering's name.
+        lowering: &'static str,
+        /// Subsystem index.
+        subsystem: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 fn in_regions(regions: &[usize]) -> String {

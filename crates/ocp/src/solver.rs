@@ -6,6 +6,8 @@ use fesd_discretization::VariableTable;
 use crate::transcribe::{transcribe, Transcription};
 use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
 use serde::Serialize;
+use fesd_model::SubsystemLowering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A compiled OCP: solve it, change x0 or parameters, solve again (warm-started from
@@ -19,6 +21,8 @@ pub struct OcpSolver {
     n_p: usize,
     n_intervals: usize,
     build_time: Duration,
+    /// The DCS the discretization was built with, for the simulations.
+    lowering: Arc<dyn SubsystemLowering>,
 }
 
 /// The solution of an OCP, by name.
@@ -68,9 +72,21 @@ impl OcpSolver {
     /// As [`OcpSolver::new`] with explicit compiler settings (cache directory,
     /// optimization level, which constant tables stay in the C).
     pub fn with_compile_options(ocp: &Ocp, compile: &fesd_mpcc::CompileOptions) -> Result<OcpSolver> {
+        let lowering = ocp.options.fesd.representation.lowering(ocp.options.fesd.lift_products);
+        Self::build(ocp, compile, Arc::from(lowering))
+    }
+
+    /// As [`OcpSolver::new`] with the DCS written by `lowering` (a representation of
+    /// your own; `ocp.options.fesd.representation` is then ignored). The
+    /// re-simulation and the simulated initial guess use it too.
+    pub fn with_lowering(ocp: &Ocp, lowering: Arc<dyn SubsystemLowering>) -> Result<OcpSolver> {
+        Self::build(ocp, &fesd_mpcc::CompileOptions::default(), lowering)
+    }
+
+    fn build(ocp: &Ocp, compile: &fesd_mpcc::CompileOptions, lowering: Arc<dyn SubsystemLowering>) -> Result<OcpSolver> {
         ocp.validate()?;
         let start = Instant::now();
-        let t = transcribe(ocp)?;
+        let t = transcribe(ocp, lowering.as_ref())?;
         let solver = MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?;
         Ok(OcpSolver {
             ocp: ocp.clone(),
@@ -79,6 +95,7 @@ impl OcpSolver {
             n_intervals: ocp.n_intervals,
             solver,
             t,
+            lowering,
             build_time: start.elapsed(),
         })
     }
@@ -139,10 +156,9 @@ impl OcpSolver {
             return invalid("steps_per_interval", "needs at least one step");
         }
         let mut opts = fesd_sim::SimulatorOptions::default();
-        opts.fesd.representation = self.ocp.options.fesd.representation;
         opts.fesd.n_s = 3;
         opts.fesd.n_fe = 2;
-        let mut sim = fesd_sim::Simulator::new(&self.ocp.model, opts)?;
+        let mut sim = fesd_sim::Simulator::with_lowering(&self.ocp.model, opts, self.lowering.as_ref())?;
         let p = &r.p;
         let mut x = r.x.first().cloned().unwrap_or_default();
         for k in 0..self.n_intervals {
@@ -200,7 +216,7 @@ impl OcpSolver {
                     let mut fesd = ocp.options.fesd.clone();
                     fesd.n_fe = n_fe;
                     let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
-                    e.insert(fesd_sim::Simulator::new(&ocp.model, opts)?)
+                    e.insert(fesd_sim::Simulator::with_lowering(&ocp.model, opts, self.lowering.as_ref())?)
                 }
             };
             let mut state = sim.start(&x, &ocp.u_guess, &p)?;

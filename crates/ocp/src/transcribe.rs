@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::problem::{Horizon, InitialState, Ocp};
 use casadi::{Function, MX, SX};
 use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementSizes, ElementTerms, GridInputs, VariableTable};
+use fesd_model::SubsystemLowering;
 use fesd_mpcc::Mpcc;
 
 /// The transcribed problem.
@@ -70,13 +71,13 @@ fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
 
 /// The element grid of `ocp`: its discretization options, its intervals, and the
 /// stage cost, path constraints and tracking inside every element.
-fn element_grid(ocp: &Ocp) -> Result<ElementGrid> {
+fn element_grid(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<ElementGrid> {
     let terms = ElementTerms {
         lagrange: ocp.lagrange.clone(),
         path: ocp.path.iter().map(|c| (c.expr.clone(), c.at)).collect(),
         tracking: ocp.tracking.as_ref().map(|t| (t.expr.clone(), t.weight.clone())),
     };
-    Ok(ElementGrid::new(&ocp.model, &ocp.options.fesd, ocp.fe_counts(), &terms)?)
+    Ok(ElementGrid::with_lowering(&ocp.model, &ocp.options.fesd, ocp.fe_counts(), &terms, lowering)?)
 }
 
 /// The parameter vector's layout: the model's p, then x0 when it is fixed, then the
@@ -131,8 +132,8 @@ fn grid_inputs(ocp: &Ocp, table: &VariableTable, w: &MX, par: &MX, layout: &Para
 }
 
 /// Transcribes `ocp` (validated) into an MPCC over MX expressions.
-pub(crate) fn transcribe(ocp: &Ocp) -> Result<Transcription> {
-    let grid = element_grid(ocp)?;
+pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<Transcription> {
+    let grid = element_grid(ocp, lowering)?;
     let (s, fe, e_count) = (grid.sizes(), grid.fe().to_vec(), grid.n_elements());
     let model = &ocp.model;
     let table = table(ocp, &grid);

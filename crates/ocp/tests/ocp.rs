@@ -318,3 +318,17 @@ fn finite_elements_per_interval_as_a_list() {
         Ok(_) => panic!("a list of the wrong length must be refused"),
     }
 }
+
+#[test]
+fn a_lowering_passed_explicitly_drives_the_ocp_and_its_resimulation() {
+    // The options name Stewart; the lowering given is Step's: Step is what runs.
+    let ocp = car(Representation::Stewart);
+    let mut solver = OcpSolver::with_lowering(&ocp, std::sync::Arc::new(fesd_model::Step { lift_products: false })).unwrap();
+    // Step's unknowns: α, λp, λn for the one switching function.
+    assert_eq!(solver.table().block("z", Some(0), Some(0)).unwrap().len, 3 * 2);
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.t_final - 40.0 / 3.0).abs() <= 1e-4, "T = {}", r.t_final);
+    let err = solver.resimulate(&r, 10).unwrap();
+    assert!(err <= 1e-6, "re-simulation error {err:e}");
+}

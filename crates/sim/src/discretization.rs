@@ -15,7 +15,7 @@
 use crate::error::Result;
 use casadi::{Function, MX, SX};
 use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, IrkRepresentation, VariableTable};
-use fesd_model::PssModel;
+use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
 
@@ -105,7 +105,12 @@ impl FesdInterval {
     /// Discretizes one step of `model` with `opts`: one interval of `opts.n_fe`
     /// elements of the shared element grid.
     pub fn new(model: &PssModel, opts: &FesdOptions) -> Result<FesdInterval> {
-        let grid = ElementGrid::new(model, opts, vec![opts.n_fe], &ElementTerms::default())?;
+        Self::with_lowering(model, opts, opts.representation.lowering(opts.lift_products).as_ref())
+    }
+
+    /// As [`FesdInterval::new`] with the DCS written by `lowering`.
+    pub fn with_lowering(model: &PssModel, opts: &FesdOptions, lowering: &dyn SubsystemLowering) -> Result<FesdInterval> {
+        let grid = ElementGrid::with_lowering(model, opts, vec![opts.n_fe], &ElementTerms::default(), lowering)?;
         let s = grid.sizes();
         let (n_x, n_u, n_p) = (s.n_x, model.u.nrow(), model.p.nrow());
         let inf = f64::INFINITY;

@@ -4,7 +4,7 @@
 use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
 use fesd_discretization::FesdOptions;
-use fesd_model::PssModel;
+use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::{HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -214,6 +214,9 @@ pub struct Attempt {
     /// Homotopy NLPs solved (recoveries included).
     #[serde(default)]
     pub nlps: usize,
+    /// Complementarity residual `max_i |G_i H_i|` at the attempt's last iterate.
+    #[serde(default)]
+    pub comp_residual: f64,
     /// Wall time in seconds.
     pub wall_time: f64,
 }
@@ -434,9 +437,16 @@ fn check(what: &'static str, v: &[f64], len: usize) -> Result<()> {
 impl Simulator {
     /// Discretizes one step of `model` and compiles its MPCC.
     pub fn new(model: &PssModel, opts: SimulatorOptions) -> Result<Simulator> {
+        let lowering = opts.fesd.representation.lowering(opts.fesd.lift_products);
+        Self::with_lowering(model, opts, lowering.as_ref())
+    }
+
+    /// As [`Simulator::new`] with the DCS written by `lowering` (e.g. a
+    /// representation of your own; `opts.fesd.representation` is then ignored).
+    pub fn with_lowering(model: &PssModel, opts: SimulatorOptions, lowering: &dyn SubsystemLowering) -> Result<Simulator> {
         let t = Instant::now();
         opts.validate()?;
-        let interval = FesdInterval::new(model, &opts.fesd)?;
+        let interval = FesdInterval::with_lowering(model, &opts.fesd, lowering)?;
         let first = opts.homotopies.first().cloned().ok_or(SimError::InvalidOption {
             name: "homotopies",
             reason: "needs at least one homotopy".into(),
@@ -501,7 +511,15 @@ impl Simulator {
             let this = self.solver.solve();
             res.timing.ipopt += this.timing.ipopt;
             res.timing.kernels += this.timing.kernels;
-            tries.push(Attempt { tier, neutral_start, status: this.status, iterations: this.total_iterations, nlps: this.steps.len(), wall_time: this.timing.total });
+            tries.push(Attempt {
+                tier,
+                neutral_start,
+                status: this.status,
+                iterations: this.total_iterations,
+                nlps: this.steps.len(),
+                comp_residual: this.comp_residual,
+                wall_time: this.timing.total,
+            });
             let done = this.status.is_converged();
             last = Some(this);
             if done {
