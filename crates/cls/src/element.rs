@@ -151,10 +151,18 @@ impl<'a> Builder<'a> {
     }
 
     /// Contact forces on the coordinates: `J_n λ_n + D β` (planar: `J_t (λ_+ − λ_−)`).
+    /// Conic: the tangential force is `μ λ_n w`, w = w₊ − w₋ (the multipliers along
+    /// t₁, t₂ and −t₁, −t₂) in the unit disk.
     fn generalized(&self, q: &SX, normal: &SX, fr: &Friction) -> Result<SX> {
         let mut out = self.geo.normal(q, &self.p)?.mtimes(normal)?;
         if self.n_f() > 0 {
-            out = out + self.geo.directions(q, &self.p)?.mtimes(&fr.beta)?;
+            let tangential = if self.geo.conic {
+                let bound = &self.mu * &normal.get(self.frictional.clone(), 0usize)?;
+                vcat(&(0..self.geo.n_d).map(|d| Ok(&bound * &self.direction(&fr.beta, d)?)).collect::<Result<Vec<_>>>()?)?
+            } else {
+                fr.beta.clone()
+            };
+            out = out + self.geo.directions(q, &self.p)?.mtimes(&tangential)?;
         }
         Ok(out)
     }
@@ -172,8 +180,13 @@ impl<'a> Builder<'a> {
         Ok(e.slice((k * n_f..(k + 1) * n_f).collect::<Vec<usize>>())?)
     }
 
-    /// The sliding speed `max_k (−d_kᵀv)` of each frictional contact (planar: |tᵀv|).
+    /// The sliding speed `max_k (−d_kᵀv)` of each frictional contact (planar: |tᵀv|;
+    /// conic: ‖J_tᵀv‖).
     fn sliding_speed(&self, dvel: &SX) -> Result<SX> {
+        if self.geo.conic {
+            let (a, b) = (self.direction(dvel, 0)?, self.direction(dvel, 1)?);
+            return Ok((&a * &a + &b * &b).sqrt());
+        }
         let mut speed = -self.direction(dvel, 0)?;
         for k in 1..self.geo.n_d {
             speed = speed.fmax(&-self.direction(dvel, k)?)?;
@@ -185,7 +198,10 @@ impl<'a> Builder<'a> {
     /// predicted without force, γ the sliding speed; γ enters the tie-break cost.
     fn friction(&mut self, tag: &str, dvel: &SX) -> Result<Friction> {
         let (n_f, n_d) = (self.n_f(), self.geo.n_d);
-        let (beta, _) = self.w.add(&format!("{tag}_beta"), n_d * n_f, 0.0, INF, SX::zeros(n_d * n_f, 1));
+        // Conic: the split w₊, w₋ of the friction direction, λ_t = μ λ_n (w₊ − w₋).
+        let upper = if self.geo.conic { 1.0 } else { INF };
+        let lower = 0.0;
+        let (beta, _) = self.w.add(&format!("{tag}_beta"), n_d * n_f, lower, upper, SX::zeros(n_d * n_f, 1));
         let (gamma, _) = self.w.add(&format!("{tag}_gamma"), n_f, 0.0, INF, self.sliding_speed(dvel)?);
         self.tie_break.push(gamma.sum());
         Ok(Friction { beta, gamma })
@@ -197,6 +213,9 @@ impl<'a> Builder<'a> {
     /// nonnegative unknowns and crossed with β_k, γ over the points. Returns the cone
     /// slacks.
     fn max_dissipation(&mut self, normal: &[SX], dvel: &[SX], fr: &[(usize, &Friction)]) -> Result<Vec<SX>> {
+        if self.geo.conic {
+            return self.conic_dissipation(normal, dvel, fr);
+        }
         let (n_f, n_d) = (self.n_f(), self.geo.n_d);
         let mut slacks = Vec::with_capacity(fr.len());
         for ((k, f), (nrm, dv)) in fr.iter().zip(normal.iter().zip(dvel)) {
@@ -230,6 +249,69 @@ impl<'a> Builder<'a> {
             }
         }
         Ok(slacks.into_iter().map(|(_, sg)| sg).collect())
+    }
+
+    /// Maximum dissipation on the circular cone at the points `fr`, with the
+    /// friction force `λ_t = μ λ_n w`: `γ w + J_tᵀv = 0` and
+    /// `0 ≤ γ ⊥ 1 − ‖w‖² ≥ 0` (sliding: w = −J_tᵀv/‖J_tᵀv‖, γ the sliding speed;
+    /// sticking: γ = 0, J_tᵀv = 0, w anywhere in the disk). Written on the unit disk
+    /// rather than as (μλ_n)² − ‖λ_t‖² ≥ 0, whose apex λ_n = λ_t = 0 — every boundary
+    /// without an impact, every open contact — is a degenerate point for the
+    /// interior-point method (measured: Ipopt's step computation fails there at
+    /// σ ≈ 3e-4). The disk slack is crossed with γ over the points. Returns the
+    /// disk slacks.
+    fn conic_dissipation(&mut self, normal: &[SX], dvel: &[SX], fr: &[(usize, &Friction)]) -> Result<Vec<SX>> {
+        let n_f = self.n_f();
+        let mut slacks = Vec::with_capacity(fr.len());
+        for ((k, f), (nrm, dv)) in fr.iter().zip(normal.iter().zip(dvel)) {
+            let split = |d: usize| -> Result<SX> { Ok(self.direction(&f.beta, d)? - self.direction(&f.beta, d + 2)?) };
+            let (w1, w2) = (split(0)?, split(1)?);
+            // The split w = w₊ − w₋ is made unique by the ℓ1 tie-break where there is
+            // one (measured on a block sliding at 30°: Ipopt converges from the warm
+            // start on 5 of 8 steps instead of 2 of 8 with the pairs w₊ ⊥ w₋), else by
+            // those pairs.
+            if self.opts.rho_multipliers > 0.0 {
+                self.tie_break.push(f.beta.sum());
+            } else {
+                for d in 0..2 {
+                    for i in 0..n_f {
+                        self.pairs.push((f.beta.at(d * n_f + i)?, f.beta.at((d + 2) * n_f + i)?));
+                    }
+                }
+            }
+            let residual = vcat(&[&f.gamma * &w1 + self.direction(dv, 0)?, &f.gamma * &w2 + self.direction(dv, 1)?])?;
+            if *k == 0 {
+                // The impulse: the law binds only where Λ_n > 0, like Newton's law —
+                // residual y = y₊ − y₋ with Λ_n ⊥ y±. At a boundary without impulse
+                // (Λ_n = 0, v⁺ tangential zero) the bare equation would repeat the
+                // momentum balance's rows (γ = w = 0): a rank-deficient Jacobian.
+                let zero = SX::zeros(2 * n_f, 1);
+                let (y_plus, _) = self.w.add(&format!("friction_law_plus_{k}"), 2 * n_f, 0.0, INF, residual.fmax(&zero)?);
+                let (y_minus, _) = self.w.add(&format!("friction_law_minus_{k}"), 2 * n_f, 0.0, INF, (-&residual).fmax(&zero)?);
+                self.con.eq(&y_plus - &y_minus - residual);
+                self.tie_break.extend([y_plus.sum(), y_minus.sum()]);
+                for d in 0..2 {
+                    for i in 0..n_f {
+                        let (yp, ym, lam) = (y_plus.at(d * n_f + i)?, y_minus.at(d * n_f + i)?, nrm.at(i)?);
+                        self.pairs.extend([(lam.clone(), yp.clone()), (lam, ym.clone()), (yp, ym)]);
+                    }
+                }
+            } else {
+                self.con.eq(residual);
+            }
+            let disk = SX::ones(n_f, 1) - &w1 * &w1 - &w2 * &w2;
+            slacks.push(lift(&mut self.w, &mut self.con, &format!("cone_{k}"), disk));
+        }
+        for i in 0..n_f {
+            let mut active = Vec::with_capacity(fr.len());
+            let mut slack = Vec::with_capacity(fr.len());
+            for ((k, f), sg) in fr.iter().zip(&slacks) {
+                active.push(at(*k, f.gamma.at(i)?));
+                slack.push(at(*k, sg.at(i)?));
+            }
+            self.cross(&active, &slack);
+        }
+        Ok(slacks)
     }
 
     /// The impulse equations at the left boundary `b` of element `n` with step `h`;

@@ -39,6 +39,6 @@ mod step;
 pub use error::{ClsError, Result};
 pub use model::{ClsModel, Contact};
 pub use ocp::{ClsOcp, ClsOcpOptions, ClsOcpResult, ClsOcpSolver, ClsTerminalConstraint, OcpImpact};
-pub use options::{ClsOptions, MassMatrixForm};
+pub use options::{ClsOptions, FrictionModel, MassMatrixForm};
 pub use simulator::{ClsSimulation, ClsSimulator, ClsSimulatorOptions, ClsStepReport, Impact};
 pub use step::{ClsLayout, ClsStep};

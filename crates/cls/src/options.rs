@@ -16,6 +16,21 @@ pub enum MassMatrixForm {
     Inverse,
 }
 
+/// How the Coulomb friction cone `‖λ_t‖ ≤ μ λ_n` of a spatial contact is written
+/// (nosnoc's `friction_model`). Planar contacts have the exact cone either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum FrictionModel {
+    /// A polyhedron of `friction_directions` directions with multipliers β_k ≥ 0
+    /// (default): linear complementarity, exact for slides along a direction.
+    #[default]
+    Polyhedral,
+    /// The circular cone itself: a tangential force λ_t ∈ R², the sliding speed
+    /// γ ≥ 0 with `γ λ_t + μ λ_n J_tᵀ v = 0` and `0 ≤ γ ⊥ (μ λ_n)² − ‖λ_t‖² ≥ 0`;
+    /// exact in every direction. (The form `J_tᵀ v + 2 γ λ_t = 0` would force
+    /// `J_tᵀ v = 0` at open contacts, where the cone pins λ_t to zero.)
+    Conic,
+}
+
 /// Options of the FESD-J discretization of one interval `[0, T]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -76,6 +91,8 @@ pub struct ClsOptions {
     /// Friction is exact for sliding along one of them; otherwise the force is the
     /// polyhedron's maximally dissipating one. Planar contacts use ±t.
     pub friction_directions: usize,
+    /// The friction cone of spatial contacts: polyhedral (default) or conic.
+    pub friction_model: FrictionModel,
 }
 
 impl Default for ClsOptions {
@@ -96,6 +113,7 @@ impl Default for ClsOptions {
             rho_impulses: 0.0,
             slip_complementarity: false,
             friction_directions: 8,
+            friction_model: FrictionModel::default(),
         }
     }
 }

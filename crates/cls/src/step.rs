@@ -93,7 +93,7 @@ impl ClsStep {
     pub fn new(model: &ClsModel, opts: &ClsOptions) -> Result<ClsStep> {
         model.validate()?;
         let tableau = opts.validate()?;
-        let geo = Geometry::new(model, opts.friction_directions)?;
+        let geo = Geometry::new(model, opts.friction_directions, opts.friction_model)?;
         let (n_q, n_c, n_fe, n_s) = (model.n_q(), model.n_c(), opts.n_fe, tableau.n_s());
         let q0 = SX::sym("q0", n_q);
         let v0 = SX::sym("v0", n_q);

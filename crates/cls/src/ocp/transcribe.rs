@@ -176,7 +176,7 @@ impl Rows {
 pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
     let tableau = ocp.validate()?;
     let (model, opts) = (&ocp.model, &ocp.options.cls);
-    let geo = Geometry::new(model, opts.friction_directions)?;
+    let geo = Geometry::new(model, opts.friction_directions, opts.friction_model)?;
     let lagrange = match &ocp.lagrange {
         Some(l) => Some(expression_in(
             "Lagrange term",
