@@ -119,3 +119,37 @@ fn spatial_contacts_are_validated() {
     let opts = ClsOptions { friction_directions: 5, ..Default::default() };
     assert!(matches!(opts.validate(), Err(ClsError::InvalidOption { name: "friction_directions", .. })));
 }
+
+/// A ball dropped from height 0.5 with horizontal speed `speed` at angle θ onto a
+/// spatial contact (restitution 0.5): its first impact.
+fn first_spatial_impact(mu: f64, speed: f64, theta: f64, cls: ClsOptions) -> fesd_cls::Impact {
+    let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
+    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 4, cls, ..Default::default() };
+    let mut sim = ClsSimulator::new(&point_in_space(0.5, mu, [0.0, 0.0]).unwrap(), opts).unwrap();
+    let r = sim.simulate(&[0.0, 0.0, 0.5], &[speed * c, speed * s, 0.0], &[], &[]).unwrap();
+    assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
+    assert_eq!(r.impacts.len(), 1, "{:?}", r.impacts);
+    r.impacts[0].clone()
+}
+
+/// Oblique impacts at 30° on the conic cone follow the impulse friction law in the
+/// plane: a slipping impact (|v_t⁻| > μΛ_n) loses μΛ_n of tangential speed along its
+/// direction, a sticking one (|v_t⁻| ≤ μΛ_n) stops the tangential motion.
+#[test]
+fn oblique_impacts_on_the_conic_cone_follow_the_impulse_friction_law() {
+    let (eps, theta) = (0.5, 30.0f64);
+    let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
+    let t_hit = (2.0 * 0.5 / G).sqrt();
+    let vz = -G * t_hit;
+    let lambda_n = -(1.0 + eps) * vz;
+    let (mu, speed) = (0.2, 3.0);
+    let imp = first_spatial_impact(mu, speed, theta, conic());
+    assert!((imp.time - t_hit).abs() < 1e-6, "{imp:?}");
+    assert!((imp.impulse - lambda_n).abs() < 1e-6, "{imp:?}");
+    assert!((imp.v_after[2] + eps * vz).abs() < 1e-6, "{imp:?}");
+    let after = speed - mu * lambda_n;
+    assert!((imp.v_after[0] - after * c).abs() < 1e-6 && (imp.v_after[1] - after * s).abs() < 1e-6, "{imp:?}: expected speed {after} along 30°");
+    let imp = first_spatial_impact(0.8, 1.0, theta, conic());
+    assert!((imp.v_after[2] + eps * vz).abs() < 1e-6, "{imp:?}");
+    assert!(imp.v_after[0].hypot(imp.v_after[1]) < 1e-6, "{imp:?}");
+}
