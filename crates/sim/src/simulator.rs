@@ -63,6 +63,10 @@ pub struct SimulatorOptions {
     /// the neutral start first after a piece that switched inside: friction 2 625 —
     /// neither kept.)
     pub predict_switches: bool,
+    /// Skip a later tier (not the first) on pieces that may still be halved once it
+    /// has failed on at least three quarters of at least 4 such pieces in this
+    /// simulation: halve at once instead (default true).
+    pub skip_unproductive_tiers: bool,
 }
 
 impl Default for SimulatorOptions {
@@ -78,6 +82,7 @@ impl Default for SimulatorOptions {
             max_step_halvings: 5,
             tiers_before_halving: 2,
             predict_switches: true,
+            skip_unproductive_tiers: true,
         }
     }
 }
@@ -219,6 +224,12 @@ pub struct Attempt {
     pub comp_residual: f64,
     /// Wall time in seconds.
     pub wall_time: f64,
+}
+
+/// A tier tried at least 4 times on pieces that could be halved and successful in
+/// fewer than a quarter of them: halving is the better use of its iterations.
+fn unproductive((tries, successes): (usize, usize)) -> bool {
+    tries >= 4 && 4 * successes < tries
 }
 
 /// The report of one piece from its last homotopy result and all its attempts.
@@ -387,6 +398,9 @@ pub struct SimState {
     /// The last step's solution, the next step's initial guess.
     guess: Vec<f64>,
     steps_done: usize,
+    /// Per tier of `homotopies`: (attempts, successes) on pieces that could still be
+    /// halved, for [`SimulatorOptions::skip_unproductive_tiers`].
+    tier_record: Vec<(usize, usize)>,
     started: Instant,
     /// The trajectory so far.
     pub result: SimulationResult,
@@ -494,12 +508,23 @@ impl Simulator {
     /// previous solution. Measured Ipopt iterations without / with the second start:
     /// oscillator 329 / 306, relay 5 552 / 4 588, friction blocks 2 421 / 2 725, and a
     /// switch on a step boundary no longer fails every tier down to the fallback.
-    fn attempt_piece(&mut self, guess: &[f64], neutral: &[f64], may_halve: bool, neutral_first: bool, res: &mut SimulationResult) -> Result<(MpccResult, Vec<Attempt>)> {
+    fn attempt_piece(
+        &mut self,
+        guess: &[f64],
+        neutral: &[f64],
+        may_halve: bool,
+        neutral_first: bool,
+        record: &mut [(usize, usize)],
+        res: &mut SimulationResult,
+    ) -> Result<(MpccResult, Vec<Attempt>)> {
         let tiers = if may_halve { self.opts.tiers_before_halving.clamp(1, self.opts.homotopies.len()) } else { self.opts.homotopies.len() };
         let fallback = if may_halve { None } else { self.opts.fallback_homotopy.clone() };
         let schedules: Vec<HomotopyOptions> = self.opts.homotopies[..tiers].iter().cloned().chain(fallback).collect();
         // (tier, schedule, from the neutral guess)
         let mut plan: Vec<(usize, HomotopyOptions, bool)> = schedules.into_iter().enumerate().map(|(t, h)| (t, h, false)).collect();
+        if may_halve && self.opts.skip_unproductive_tiers {
+            plan.retain(|(t, _, _)| *t == 0 || !unproductive(record[*t]));
+        }
         if let Some(first) = plan.first().cloned() {
             plan.insert(usize::from(!neutral_first), (first.0, first.1, true));
         }
@@ -521,6 +546,10 @@ impl Simulator {
                 wall_time: this.timing.total,
             });
             let done = this.status.is_converged();
+            if may_halve && tier < record.len() {
+                record[tier].0 += 1;
+                record[tier].1 += usize::from(done);
+            }
             last = Some(this);
             if done {
                 break;
@@ -580,6 +609,7 @@ impl Simulator {
             lambda0,
             guess: self.interval.initial_guess(x0),
             steps_done: 0,
+            tier_record: vec![(0, 0); self.opts.homotopies.len()],
             started: Instant::now(),
             result: SimulationResult {
                 t: vec![0.0],
@@ -615,7 +645,7 @@ impl Simulator {
         check("p", p, self.n_p)?;
         let k = state.steps_done;
         state.steps_done += 1;
-        let res = &mut state.result;
+        let (res, record) = (&mut state.result, &mut state.tier_record);
         let mut all_converged = true;
         // Pieces of this step still to do, as a stack: (length, halvings).
         let mut pieces = vec![(length, 0usize)];
@@ -625,7 +655,7 @@ impl Simulator {
             let may_halve = depth < self.opts.max_step_halvings;
             let neutral = self.interval.initial_guess(&state.x);
             let predicted = self.opts.predict_switches && self.predicts_switch(&state.x, res, u, p, len)?;
-            let (r, tries) = self.attempt_piece(&state.guess, &neutral, may_halve, predicted, res)?;
+            let (r, tries) = self.attempt_piece(&state.guess, &neutral, may_halve, predicted, record, res)?;
             let converged = r.status.is_converged();
             res.steps.push(StepReport { switch_predicted: predicted, ..step_report(k, state.t, len, depth, &r, tries) });
             if !converged && may_halve {
