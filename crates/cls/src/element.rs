@@ -200,8 +200,7 @@ impl<'a> Builder<'a> {
         let (n_f, n_d) = (self.n_f(), self.geo.n_d);
         // Conic: the split w₊, w₋ of the friction direction, λ_t = μ λ_n (w₊ − w₋).
         let upper = if self.geo.conic { 1.0 } else { INF };
-        let lower = 0.0;
-        let (beta, _) = self.w.add(&format!("{tag}_beta"), n_d * n_f, lower, upper, SX::zeros(n_d * n_f, 1));
+        let (beta, _) = self.w.add(&format!("{tag}_beta"), n_d * n_f, 0.0, upper, SX::zeros(n_d * n_f, 1));
         let (gamma, _) = self.w.add(&format!("{tag}_gamma"), n_f, 0.0, INF, self.sliding_speed(dvel)?);
         self.tie_break.push(gamma.sum());
         Ok(Friction { beta, gamma })
@@ -286,8 +285,8 @@ impl<'a> Builder<'a> {
                 // (Λ_n = 0, v⁺ tangential zero) the bare equation would repeat the
                 // momentum balance's rows (γ = w = 0): a rank-deficient Jacobian.
                 let zero = SX::zeros(2 * n_f, 1);
-                let (y_plus, _) = self.w.add(&format!("friction_law_plus_{k}"), 2 * n_f, 0.0, INF, residual.fmax(&zero)?);
-                let (y_minus, _) = self.w.add(&format!("friction_law_minus_{k}"), 2 * n_f, 0.0, INF, (-&residual).fmax(&zero)?);
+                let (y_plus, _) = self.w.add(&"impulse_friction_law_plus", 2 * n_f, 0.0, INF, residual.fmax(&zero)?);
+                let (y_minus, _) = self.w.add(&"impulse_friction_law_minus", 2 * n_f, 0.0, INF, (-&residual).fmax(&zero)?);
                 self.con.eq(&y_plus - &y_minus - residual);
                 self.tie_break.extend([y_plus.sum(), y_minus.sum()]);
                 for d in 0..2 {

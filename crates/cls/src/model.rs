@@ -8,8 +8,9 @@ use casadi::{Function, SX};
 /// One unilateral contact: gap `f_c(q) ≥ 0`, its normal (default `∇f_c`), for
 /// friction its tangent directions — one column `t(q)` for a planar contact
 /// (tangential velocity `tᵀ v`, friction exact), two columns `(t₁, t₂)` for a spatial
-/// one (the friction cone approximated by a polyhedron of `friction_directions`
-/// directions `cos θ_k t₁ + sin θ_k t₂`, see `ClsOptions`) —, restitution ε_r ∈ [0, 1]
+/// one (the friction cone a polyhedron of `friction_directions` directions
+/// `cos θ_k t₁ + sin θ_k t₂` or the circular cone, by `ClsOptions::friction_model`) —,
+/// restitution ε_r ∈ [0, 1]
 /// and friction coefficient μ ≥ 0.
 #[derive(Clone, Debug)]
 pub struct Contact {

@@ -24,10 +24,11 @@ pub enum FrictionModel {
     /// (default): linear complementarity, exact for slides along a direction.
     #[default]
     Polyhedral,
-    /// The circular cone itself: a tangential force λ_t ∈ R², the sliding speed
-    /// γ ≥ 0 with `γ λ_t + μ λ_n J_tᵀ v = 0` and `0 ≤ γ ⊥ (μ λ_n)² − ‖λ_t‖² ≥ 0`;
-    /// exact in every direction. (The form `J_tᵀ v + 2 γ λ_t = 0` would force
-    /// `J_tᵀ v = 0` at open contacts, where the cone pins λ_t to zero.)
+    /// The circular cone itself: the friction force `μ λ_n w` with the direction w in
+    /// the unit disk, the sliding speed γ ≥ 0, `γ w + J_tᵀ v = 0` and
+    /// `0 ≤ γ ⊥ 1 − ‖w‖² ≥ 0`; exact in every direction. (The form
+    /// `J_tᵀ v + 2 γ λ_t = 0`, `γ ⊥ (μλ_n)² − ‖λ_t‖²` would force `J_tᵀ v = 0` at
+    /// open contacts, where the cone pins λ_t to zero, and its apex is degenerate.)
     Conic,
 }
 
