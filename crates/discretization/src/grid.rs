@@ -60,8 +60,9 @@ pub struct GridInputs {
 /// What [`ElementGrid::assemble`] builds.
 #[derive(Clone, Debug)]
 pub struct Assembly {
-    /// Equality constraints (`= 0`): the elements' equations, continuity of the state
-    /// between elements and, with FESD, `Σ_n τ_{k,n} = 1` per interval.
+    /// Equality constraints (`= 0`): the elements' equations, the end states (unless
+    /// the last stage is the end, [`ElementGrid::end_is_last_stage`]) and, with FESD,
+    /// `Σ_n τ_{k,n} = 1` per interval.
     pub equalities: MX,
     /// Further constraints with their bounds: `η (h_n − h_{n−1}) = 0` for direct
     /// step equilibration (empty otherwise).
@@ -100,6 +101,17 @@ pub struct ElementGrid {
     kernel: Function,
     sizes: ElementSizes,
     fe: Vec<usize>,
+}
+
+/// The `n_x` end state of element `(k, n)` in `w` laid out by `table`: its `x`
+/// block, or the last `n_x` entries of its `k` block when `last_stage` (see
+/// [`ElementGrid::end_is_last_stage`]).
+pub fn read_end_state(table: &VariableTable, w: &[f64], (k, n): (usize, usize), n_x: usize, last_stage: bool) -> Option<Vec<f64>> {
+    if last_stage {
+        table.read(w, "k", Some(k), Some(n)).map(|stages| stages[stages.len() - n_x..].to_vec())
+    } else {
+        table.read(w, "x", Some(k), Some(n)).map(<[f64]>::to_vec)
+    }
 }
 
 /// Neighbour pairs (e − 1, e) of elements inside each control interval: `(prev, next)`.
@@ -188,9 +200,24 @@ impl ElementGrid {
         &self.opts
     }
 
+    /// True if an element's end state is its last stage state (integral form with a
+    /// stiffly accurate tableau, e.g. Radau IIA, unless
+    /// [`FesdOptions::lift_element_end`]): then there is no `x` block and no
+    /// continuity equation — the last stage unknowns are the end state.
+    pub fn end_is_last_stage(&self) -> bool {
+        !self.opts.lift_element_end && self.opts.irk_representation == IrkRepresentation::Integral && self.tableau.is_stiffly_accurate()
+    }
+
     /// `dual_at_state(x, u, p)`: the boundary duals of a state (SX).
     pub fn dual_at_state(&self, name: &str) -> Result<Function> {
         Ok(self.alg.dual_at_state_function(&self.model, name)?)
+    }
+
+    /// The state at the end of element `n` of interval `k` in the NLP vector `w` laid
+    /// out by `table`: its `x` block, or the last stage of its `k` block when that is
+    /// the end ([`ElementGrid::end_is_last_stage`]).
+    pub fn end_state(&self, table: &VariableTable, w: &[f64], k: usize, n: usize) -> Option<Vec<f64>> {
+        read_end_state(table, w, (k, n), self.sizes.n_x, self.end_is_last_stage())
     }
 
     /// The interval of every element.
@@ -201,17 +228,25 @@ impl ElementGrid {
     /// Adds the unknowns of every element to `table`: `k` (stage unknowns), `z`
     /// (algebraic variables of every point), `tau` (normalized step size
     /// τ = h / (T/N), in `[(1 − γ_h), (1 + γ_h)] / N_FE`, fixed at 1/N_FE without
-    /// FESD) and `x` (state at the element's end), each named with its (interval,
+    /// FESD) and `x` (state at the element's end, unless it is the last stage, see
+    /// [`ElementGrid::end_is_last_stage`]), each named with its (interval,
     /// element).
     pub fn add_blocks(&self, t: &mut VariableTable, b: &ElementBounds, order: BlockOrder) {
         let (s, opts, inf) = (&self.sizes, &self.opts, f64::INFINITY);
         let integral = opts.irk_representation == IrkRepresentation::Integral;
         let k_guess: Vec<f64> = (0..s.n_s).flat_map(|_| if integral { b.x_guess.clone() } else { vec![0.0; s.n_x] }).collect();
-        let (k_lo, k_hi) = if b.at_stages {
+        let (mut k_lo, mut k_hi) = if b.at_stages {
             (b.x_lower.repeat(s.n_s), b.x_upper.repeat(s.n_s))
         } else {
             (vec![-inf; s.n_x * s.n_s], vec![inf; s.n_x * s.n_s])
         };
+        let eliminated = self.end_is_last_stage();
+        if eliminated {
+            // The last stage is the element's end: the end-state bounds apply to it.
+            let last = (s.n_s - 1) * s.n_x..s.n_s * s.n_x;
+            k_lo[last.clone()].copy_from_slice(&b.x_lower);
+            k_hi[last].copy_from_slice(&b.x_upper);
+        }
         let z_rep = |v: &[f64]| (0..s.n_pts).flat_map(|_| v.to_vec()).collect::<Vec<f64>>();
         let (z_lo, z_hi, z_guess) = (z_rep(&self.alg.z_lb), z_rep(&self.alg.z_ub), z_rep(&self.alg.z_guess));
         let fe = &self.fe;
@@ -229,9 +264,15 @@ impl ElementGrid {
             }
             _ => t.add("x", Some(k), Some(n), &b.x_lower, &b.x_upper, &b.x_guess),
         };
+        let kinds: &[&str] = match (order, eliminated) {
+            (BlockOrder::ByKind, false) => &["k", "z", "tau", "x"],
+            (BlockOrder::ByKind, true) => &["k", "z", "tau"],
+            (BlockOrder::ByElement, false) => &["tau", "k", "z", "x"],
+            (BlockOrder::ByElement, true) => &["tau", "k", "z"],
+        };
         match order {
             BlockOrder::ByKind => {
-                for kind in ["k", "z", "tau", "x"] {
+                for kind in kinds {
                     for &(k, n) in &elements {
                         add(t, kind, k, n);
                     }
@@ -239,7 +280,7 @@ impl ElementGrid {
             }
             BlockOrder::ByElement => {
                 for &(k, n) in &elements {
-                    for kind in ["tau", "k", "z", "x"] {
+                    for kind in kinds {
                         add(t, kind, k, n);
                     }
                 }
@@ -254,8 +295,9 @@ impl ElementGrid {
         let (s, opts) = (&self.sizes, &self.opts);
         let (n, e_count) = (self.n_intervals(), self.n_elements());
         let element_interval = self.element_interval();
-        let x_ends = table.gather(w, "x", s.n_x, e_count)?;
         let ks = table.gather(w, "k", s.n_x * s.n_s, e_count)?;
+        let eliminated = self.end_is_last_stage();
+        let x_ends = if eliminated { ks.get((s.n_s - 1) * s.n_x..s.n_s * s.n_x, ..)? } else { table.gather(w, "x", s.n_x, e_count)? };
         let zs = table.gather(w, "z", s.n_z * s.n_pts, e_count)?;
         let taus = table.gather(w, "tau", 1, e_count)?;
         let n_u = inputs.u.nrow();
@@ -266,7 +308,10 @@ impl ElementGrid {
         let y_ref = if inputs.y_ref.nrow() > 0 { inputs.y_ref.get(.., element_interval.clone())? } else { MX::zeros(0, e_count) };
         let mapped = self.kernel.map_with(e_count, Parallelization::Serial)?;
         let out = mapped.call(&[&x_starts, &ks, &zs, &hs, &u_per_element, &inputs.p, &lam0, &y_ref])?;
-        let mut eqs = vec![column(&out[0])?, column(&x_ends.try_sub(&out[1])?)?];
+        let mut eqs = vec![column(&out[0])?];
+        if !eliminated {
+            eqs.push(column(&x_ends.try_sub(&out[1])?)?);
+        }
         if opts.use_fesd {
             eqs.push(column(&interval_sums(&taus, &element_interval, n)?)? - 1.0);
         }

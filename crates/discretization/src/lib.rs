@@ -22,7 +22,7 @@ mod table;
 
 pub use element::{ElementSizes, ElementTerms, PathPoints};
 pub use error::{DiscretizationError, Result};
-pub use grid::{interval_sums, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
+pub use grid::{interval_sums, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
 pub use pairs::{complementarity_pairs, sliding_exit_pairs};
 pub use table::{Block, VariableTable};

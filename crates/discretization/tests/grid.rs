@@ -14,9 +14,10 @@ fn model() -> PssModel {
 }
 
 /// Two intervals of length 1/2 with 2 and 1 elements, implicit Euler (Radau IIA, one
-/// stage): solved, and the end states and step sizes read from the table by name.
-fn solve(order: BlockOrder) -> (VariableTable, Vec<f64>) {
-    let opts = FesdOptions { rk_family: RkFamily::RadauIIA, n_s: 1, ..Default::default() };
+/// stage), the element ends their own unknowns or the last stages: solved, and the
+/// end states and step sizes read from the table by name.
+fn solve(order: BlockOrder, lift_element_end: bool) -> (ElementGrid, VariableTable, Vec<f64>) {
+    let opts = FesdOptions { rk_family: RkFamily::RadauIIA, n_s: 1, lift_element_end, ..Default::default() };
     let grid = ElementGrid::new(&model(), &opts, vec![2, 1], &ElementTerms::default()).unwrap();
     assert_eq!((grid.n_intervals(), grid.n_elements(), grid.element_interval()), (2, 3, vec![0, 0, 1]));
     let mut table = VariableTable::default();
@@ -34,18 +35,21 @@ fn solve(order: BlockOrder) -> (VariableTable, Vec<f64>) {
     (mpcc.lbw, mpcc.ubw, mpcc.w0) = (table.lb.clone(), table.ub.clone(), table.guess.clone());
     let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
     assert!(r.status.is_converged(), "{:?}", r.status);
-    (table, r.w)
+    assert_eq!(grid.end_is_last_stage(), !lift_element_end);
+    assert_eq!(table.block("x", Some(0), Some(0)).is_some(), lift_element_end);
+    (grid, table, r.w)
 }
 
 #[test]
 fn intervals_with_different_element_counts_find_the_exact_switch() {
     let mut solutions = Vec::new();
-    for order in [BlockOrder::ByKind, BlockOrder::ByElement] {
-        let (table, w) = solve(order);
+    for (order, lift) in [(BlockOrder::ByKind, false), (BlockOrder::ByElement, false), (BlockOrder::ByKind, true), (BlockOrder::ByElement, true)] {
+        let (grid, table, w) = solve(order, lift);
         let read = |name: &str, k: usize, n: usize| table.read(&w, name, Some(k), Some(n)).unwrap()[0];
+        let end = |k: usize, n: usize| grid.end_state(&table, &w, k, n).unwrap()[0];
         // τ = h / (T/N): the first element ends at the switch, t = 1/3.
         let taus = [read("tau", 0, 0), read("tau", 0, 1), read("tau", 1, 0)];
-        let ends = [read("x", 0, 0), read("x", 0, 1), read("x", 1, 0)];
+        let ends = [end(0, 0), end(0, 1), end(1, 0)];
         for (got, want) in taus.iter().zip([2.0 / 3.0, 1.0 / 3.0, 1.0]) {
             assert!((got - want).abs() < 1e-7, "{order:?}: τ = {taus:?}");
         }
@@ -55,8 +59,10 @@ fn intervals_with_different_element_counts_find_the_exact_switch() {
         solutions.push((taus, ends));
     }
     assert!(table_orders_differ());
-    let ((t0, x0), (t1, x1)) = (&solutions[0], &solutions[1]);
-    assert!(t0.iter().zip(t1).chain(x0.iter().zip(x1)).all(|(a, b)| (a - b).abs() < 1e-7));
+    let (t0, x0) = &solutions[0];
+    for (t1, x1) in &solutions[1..] {
+        assert!(t0.iter().zip(t1).chain(x0.iter().zip(x1)).all(|(a, b)| (a - b).abs() < 1e-7));
+    }
 }
 
 /// The two block orders lay w out differently (the test above is not the same twice).

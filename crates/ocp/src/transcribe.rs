@@ -14,6 +14,8 @@ pub(crate) struct Transcription {
     pub mpcc: Mpcc<casadi::Mx>,
     pub table: VariableTable,
     pub sizes: ElementSizes,
+    /// The element ends are the last stage states (no `x` blocks).
+    pub end_is_last_stage: bool,
     /// Number of elements of every interval.
     pub fe: Vec<usize>,
     /// `outputs(w, p) -> (x_stage, theta, quad)` per element (columns), for results.
@@ -217,5 +219,6 @@ pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<
         &[("w", &w), ("p", &par)],
         &[("x_stage", &a.x_stage), ("theta", &a.theta), ("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model)],
     )?;
-    Ok(Transcription { mpcc, table, sizes: s, fe, outputs, x0_parameter: layout.x0, reference_parameter: layout.reference, n_y: layout.n_y })
+    let end_is_last_stage = grid.end_is_last_stage();
+    Ok(Transcription { mpcc, table, sizes: s, end_is_last_stage, fe, outputs, x0_parameter: layout.x0, reference_parameter: layout.reference, n_y: layout.n_y })
 }

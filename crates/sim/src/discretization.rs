@@ -42,7 +42,7 @@ pub struct Layout {
     pub stage: Vec<Vec<usize>>,
     /// Offset of z at element n, point m (stages, then the end point if any).
     pub z: Vec<Vec<usize>>,
-    /// Offset of x_{n+1}.
+    /// Offset of x_{n+1} (the last stage's when the end state is the last stage).
     pub x_end: Vec<usize>,
     /// Length of w.
     pub n_w: usize,
@@ -69,7 +69,9 @@ impl Layout {
             tau: grid.options().use_fesd.then(|| (0..n_fe).map(|n| offset("tau", n)).collect()),
             stage: (0..n_fe).map(|n| (0..s.n_s).map(|m| offset("k", n) + m * s.n_x).collect()).collect(),
             z: (0..n_fe).map(|n| (0..s.n_pts).map(|m| offset("z", n) + m * s.n_z).collect()).collect(),
-            x_end: (0..n_fe).map(|n| offset("x", n)).collect(),
+            x_end: (0..n_fe)
+                .map(|n| if grid.end_is_last_stage() { offset("k", n) + (s.n_s - 1) * s.n_x } else { offset("x", n) })
+                .collect(),
             n_w: table.len(),
         }
     }
