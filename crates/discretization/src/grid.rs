@@ -108,7 +108,7 @@ pub struct ElementGrid {
 /// [`ElementGrid::end_is_last_stage`]).
 pub fn read_end_state(table: &VariableTable, w: &[f64], (k, n): (usize, usize), n_x: usize, last_stage: bool) -> Option<Vec<f64>> {
     if last_stage {
-        table.read(w, "k", Some(k), Some(n)).map(|stages| stages[stages.len() - n_x..].to_vec())
+        table.read(w, "k", Some(k), Some(n)).and_then(|stages| stages.get(stages.len().checked_sub(n_x)?..)).map(<[f64]>::to_vec)
     } else {
         table.read(w, "x", Some(k), Some(n)).map(<[f64]>::to_vec)
     }
