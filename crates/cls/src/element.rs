@@ -158,7 +158,7 @@ impl<'a> Builder<'a> {
         if self.n_f() > 0 {
             let tangential = if self.geo.conic {
                 let bound = &self.mu * &normal.get(self.frictional.clone(), 0usize)?;
-                vcat(&(0..self.geo.n_d).map(|d| Ok(&bound * &self.direction(&fr.beta, d)?)).collect::<Result<Vec<_>>>()?)?
+                &vcat(&vec![bound; self.geo.n_d])? * &fr.beta
             } else {
                 fr.beta.clone()
             };

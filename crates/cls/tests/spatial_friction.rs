@@ -29,22 +29,20 @@ fn simulate(force: [f64; 2], v0: [f64; 2], cls: ClsOptions) -> ClsSimulation {
 /// Sliding at speed 2 at angle θ decelerates at μg along the path, stops at
 /// t = 2/(μg) after 4/(2μg) on the line it started on, and stays there.
 fn assert_stops_on_its_line(theta: f64, cls: ClsOptions) {
-    {
-        let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
-        let r = simulate([0.0, 0.0], [2.0 * c, 2.0 * s], cls);
-        let (t_stop, d_stop) = (2.0 / (MU * G), 4.0 / (2.0 * MU * G));
-        let speed = |v: &[f64]| v[0].hypot(v[1]);
-        let i = r.v.iter().position(|v| speed(v) < 1e-7).unwrap_or_else(|| panic!("θ = {theta}: the block does not stop"));
-        assert!((r.t[i] - t_stop).abs() < 1e-6, "θ = {theta}: stopped at {}, expected {t_stop}", r.t[i]);
-        for j in 0..r.t.len() {
-            let t = r.t[j].min(t_stop);
-            let d = 2.0 * t - 0.5 * MU * G * t * t;
-            let q = &r.q[j];
-            assert!((q[0] - d * c).abs() < 1e-6 && (q[1] - d * s).abs() < 1e-6, "θ = {theta}, t = {}: q = {q:?}, expected distance {d}", r.t[j]);
-            assert!(q[2].abs() < 1e-7, "left the ground: {q:?}");
-            if j >= i {
-                assert!(speed(&r.v[j]) < 1e-7 && (d - d_stop).abs() < 1e-9, "moved after the stop: {:?}", r.v[j]);
-            }
+    let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
+    let r = simulate([0.0, 0.0], [2.0 * c, 2.0 * s], cls);
+    let (t_stop, d_stop) = (2.0 / (MU * G), 4.0 / (2.0 * MU * G));
+    let speed = |v: &[f64]| v[0].hypot(v[1]);
+    let i = r.v.iter().position(|v| speed(v) < 1e-7).unwrap_or_else(|| panic!("θ = {theta}: the block does not stop"));
+    assert!((r.t[i] - t_stop).abs() < 1e-6, "θ = {theta}: stopped at {}, expected {t_stop}", r.t[i]);
+    for j in 0..r.t.len() {
+        let t = r.t[j].min(t_stop);
+        let d = 2.0 * t - 0.5 * MU * G * t * t;
+        let q = &r.q[j];
+        assert!((q[0] - d * c).abs() < 1e-6 && (q[1] - d * s).abs() < 1e-6, "θ = {theta}, t = {}: q = {q:?}, expected distance {d}", r.t[j]);
+        assert!(q[2].abs() < 1e-7, "left the ground: {q:?}");
+        if j >= i {
+            assert!(speed(&r.v[j]) < 1e-7 && (d - d_stop).abs() < 1e-9, "moved after the stop: {:?}", r.v[j]);
         }
     }
 }

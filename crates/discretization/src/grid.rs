@@ -149,7 +149,7 @@ impl ElementGrid {
     /// horizon of `fe.len()` intervals with `fe[k]` elements each.
     /// The DCS is the one `opts.representation` names.
     pub fn new(model: &PssModel, opts: &FesdOptions, fe: Vec<usize>, terms: &ElementTerms) -> Result<ElementGrid> {
-        Self::with_lowering(model, opts, fe, terms, opts.representation.lowering(opts.lift_products).as_ref())
+        Self::with_lowering(model, opts, fe, terms, opts.lowering().as_ref())
     }
 
     /// As [`ElementGrid::new`] with the DCS written by `lowering` (any

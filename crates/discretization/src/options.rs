@@ -126,6 +126,11 @@ impl Default for FesdOptions {
 }
 
 impl FesdOptions {
+    /// The DCS lowering `representation` (with `lift_products`) names.
+    pub fn lowering(&self) -> Box<dyn fesd_model::SubsystemLowering> {
+        self.representation.lowering(self.lift_products)
+    }
+
     /// Checks ranges and returns the Butcher tableau.
     pub fn validate(&self) -> Result<ButcherTableau> {
         let tableau = ButcherTableau::new(self.rk_family, self.n_s).map_err(DiscretizationError::Stages)?;

@@ -72,7 +72,7 @@ impl OcpSolver {
     /// As [`OcpSolver::new`] with explicit compiler settings (cache directory,
     /// optimization level, which constant tables stay in the C).
     pub fn with_compile_options(ocp: &Ocp, compile: &fesd_mpcc::CompileOptions) -> Result<OcpSolver> {
-        let lowering = ocp.options.fesd.representation.lowering(ocp.options.fesd.lift_products);
+        let lowering = ocp.options.fesd.lowering();
         Self::build(ocp, compile, Arc::from(lowering))
     }
 

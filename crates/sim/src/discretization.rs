@@ -107,7 +107,7 @@ impl FesdInterval {
     /// Discretizes one step of `model` with `opts`: one interval of `opts.n_fe`
     /// elements of the shared element grid.
     pub fn new(model: &PssModel, opts: &FesdOptions) -> Result<FesdInterval> {
-        Self::with_lowering(model, opts, opts.representation.lowering(opts.lift_products).as_ref())
+        Self::with_lowering(model, opts, opts.lowering().as_ref())
     }
 
     /// As [`FesdInterval::new`] with the DCS written by `lowering`.

@@ -451,7 +451,7 @@ fn check(what: &'static str, v: &[f64], len: usize) -> Result<()> {
 impl Simulator {
     /// Discretizes one step of `model` and compiles its MPCC.
     pub fn new(model: &PssModel, opts: SimulatorOptions) -> Result<Simulator> {
-        let lowering = opts.fesd.representation.lowering(opts.fesd.lift_products);
+        let lowering = opts.fesd.lowering();
         Self::with_lowering(model, opts, lowering.as_ref())
     }
 
