@@ -56,7 +56,6 @@ pub(crate) struct Indicators {
 
 /// Where an element's unknowns are, and its outputs.
 pub(crate) struct Element {
-    pub end: Boundary,
     pub v_post: SX,
     pub impulse: SX,
     pub forces: Vec<SX>,
@@ -510,7 +509,6 @@ impl<'a> Builder<'a> {
             cone: sum(&cone, n_f),
         };
         Ok(Element {
-            end: Boundary { q: q_next, v: v_next, gap: gap_next },
             v_post,
             impulse,
             forces: st.force,

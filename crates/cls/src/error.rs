@@ -18,6 +18,9 @@ pub enum ClsError {
     /// Building the MPCC solver failed.
     #[error(transparent)]
     Mpcc(#[from] fesd_mpcc::MpccError),
+    /// The discretization layer refused the element (its message).
+    #[error(transparent)]
+    Discretization(#[from] fesd_discretization::DiscretizationError),
     /// Invalid number of RK stages.
     #[error(transparent)]
     Stages(#[from] fesd_rk::StageCountError),

@@ -25,6 +25,7 @@ mod blocks;
 mod element;
 mod error;
 mod geometry;
+mod kernel;
 mod model;
 pub mod models;
 mod ocp;

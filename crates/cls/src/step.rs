@@ -22,17 +22,20 @@
 //! Step equilibration uses the FESD-J switching indicators of neighbouring elements
 //! (sums of normal forces, gaps, γ and cone slacks) and the gap at their common
 //! boundary, which vanishes at an impact.
+//!
+//! The element is the FESD-J element kernel (`crate::kernel`) driven by the
+//! discretization layer's DCS-independent chain with one interval, as optimal
+//! control drives it with N.
 
-use crate::blocks::{hcat, vcat, Blocks};
-use crate::element::{Boundary, Builder, Element, Indicators};
 use crate::error::Result;
 use crate::geometry::Geometry;
+use crate::kernel::{dcs_element, element_kernel, ElementKernel};
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
-use casadi::{Function, SX};
+use casadi::{Function, Mx, MX};
+use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, VariableTable};
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
-use fesd_sim::StepEquilibration;
 
 /// Where the unknowns of each finite element sit in the MPCC's `w`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +71,9 @@ pub struct ClsLayout {
 /// One discretized interval of a rigid-body model.
 pub struct ClsStep {
     /// The MPCC in w with parameters `(q0, v0, u, p, T)`.
-    pub mpcc: Mpcc,
+    pub mpcc: Mpcc<Mx>,
+    /// Every unknown block named: `tau` (FESD) and `element` of each element.
+    pub table: VariableTable,
     /// Where the unknowns are.
     pub layout: ClsLayout,
     /// `outputs(w, params) -> (h, q_boundary, v_boundary, v_post, impulse, force, gap)`:
@@ -79,14 +84,13 @@ pub struct ClsStep {
     pub outputs: Function,
     /// `gaps(q, p)`: the gap of every contact (n_c).
     pub gaps: Function,
-    /// `predict(params) -> w`: the initial guess of a contact-free motion with the
-    /// acceleration frozen per element (contact forces and impulses zero, lifted
-    /// quantities consistent with it).
-    pub predict: Function,
     /// The tableau used.
     pub tableau: ButcherTableau,
+    first: ElementKernel,
+    inner: ElementKernel,
+    n_u: usize,
+    n_p: usize,
 }
-
 
 impl ClsStep {
     /// Discretizes one interval of `model` with `opts`.
@@ -94,57 +98,96 @@ impl ClsStep {
         model.validate()?;
         let tableau = opts.validate()?;
         let geo = Geometry::new(model, opts.friction_directions, opts.friction_model)?;
-        let (n_q, n_c, n_fe, n_s) = (model.n_q(), model.n_c(), opts.n_fe, tableau.n_s());
-        let q0 = SX::sym("q0", n_q);
-        let v0 = SX::sym("v0", n_q);
-        let t_int = SX::sym("T", 1);
-        let params = SX::vertcat(&[&q0, &v0, &model.u, &model.p, &t_int])?;
-        let tau_nom = 1.0 / n_fe as f64;
-        let h_nom = &t_int * tau_nom;
-        let mut w = Blocks::default();
-        let (h, tau_index): (Vec<SX>, Option<Vec<usize>>) = if opts.use_fesd {
-            let (lo, hi) = ((1.0 - opts.gamma_h) * tau_nom, (1.0 + opts.gamma_h) * tau_nom);
-            let (ts, off) = w.add("tau", n_fe, lo, hi, SX::from_slice(&vec![tau_nom; n_fe]));
-            w.guess[off..off + n_fe].fill(tau_nom);
-            ((0..n_fe).map(|n| Ok(&t_int * ts.at(n)?)).collect::<Result<_>>()?, Some((off..off + n_fe).collect()))
-        } else {
-            (vec![h_nom.clone(); n_fe], None)
-        };
-        let mut b = Builder::new(model, opts, &tableau, &geo, h_nom.clone(), w);
+        let first = element_kernel(model, opts, &tableau, &geo, true, false, None)?;
+        let inner = element_kernel(model, opts, &tableau, &geo, false, false, None)?;
+        let (n_q, n_c, n_fe, n_u, n_p) = (model.n_q(), model.n_c(), opts.n_fe, model.u.nrow(), model.p.nrow());
+        let mut table = VariableTable::default();
+        if opts.use_fesd {
+            let nom = 1.0 / n_fe as f64;
+            let (lo, hi) = ((1.0 - opts.gamma_h) * nom, (1.0 + opts.gamma_h) * nom);
+            for n in 0..n_fe {
+                table.add("tau", Some(0), Some(n), &[lo], &[hi], &[nom]);
+            }
+        }
+        for n in 0..n_fe {
+            let k = if n == 0 { &first } else { &inner };
+            table.add("element", Some(0), Some(n), &k.lbw, &k.ubw, &vec![0.0; k.n_w]);
+        }
+        let w = MX::sym("w", table.len());
+        let params = MX::sym("params", 2 * n_q + n_u + n_p + 1);
+        let part = |from: usize, len: usize| params.slice(from..from + len);
+        let (q0, v0, u, p, t_int) = (part(0, n_q)?, part(n_q, n_q)?, part(2 * n_q, n_u)?, part(2 * n_q + n_u, n_p)?, part(2 * n_q + n_u + n_p, 1)?);
         // The gaps at q0 are given, clipped at zero: a resting contact may start a hair
         // inside, by the previous interval's constraint tolerance.
-        let mut start = Boundary { q: q0.clone(), v: v0.clone(), gap: geo.gap(&q0, &model.p)?.fmax(&SX::zeros(n_c, 1))? };
-        let mut elements: Vec<Element> = Vec::with_capacity(n_fe);
-        for (n, h_n) in h.iter().enumerate() {
-            let e = b.element(n, &start, h_n)?;
-            start = e.end.clone();
-            elements.push(e);
-        }
-        let mut f = b.tie_break_cost();
-        if opts.use_fesd {
-            b.con.eq(h.iter().fold(SX::scalar(0.0), |a, c| a + c) - &t_int);
-            f = f + equilibration(opts, &h, &h_nom, &elements, &mut b.con)?;
-        }
-        let layout = layout(n_q, n_c, n_s, tau_index, &elements, b.w.len);
-        let wv = b.w.vector()?;
-        let predict = b.w.prediction(&params)?;
-        let (big_g, big_h): (Vec<SX>, Vec<SX>) = b.pairs.into_iter().unzip();
-        let mut mpcc = Mpcc::new(wv.clone(), f, vcat(&big_g)?, vcat(&big_h)?);
+        let gap0 = geo.gaps.call(&[&q0, &p])?.remove(0);
+        let inputs = ChainInputs {
+            boundary0: MX::vertcat(&[&q0, &v0, &gap0.fmax(&MX::zeros(n_c, 1))?])?,
+            u,
+            p,
+            data: MX::zeros(0, 1),
+            t_final: t_int.clone(),
+            t_grid: t_int,
+        };
+        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: true };
+        let chain = assemble_chain(&dcs_element(&first, &inner)?, &[n_fe], chain_opts, &table, &w, &inputs)?;
+        let vec = |m: &MX| m.reshape(m.numel(), 1);
+        let mut mpcc = Mpcc::new(w.clone(), chain.penalty.sum() + &chain.equilibration_cost, vec(&chain.pairs_g)?, vec(&chain.pairs_h)?);
+        let r = &chain.equilibration_constraints;
+        mpcc.g = MX::vertcat(&[&chain.g, r])?;
+        mpcc.lbg = chain.lbg.iter().copied().chain(std::iter::repeat_n(0.0, r.numel())).collect();
+        mpcc.ubg = chain.ubg.iter().copied().chain(std::iter::repeat_n(0.0, r.numel())).collect();
+        mpcc.lbw = table.lb.clone();
+        mpcc.ubw = table.ub.clone();
+        mpcc.w0 = table.guess.clone();
         mpcc.p = params.clone();
-        mpcc.g = vcat(&b.con.g)?;
-        mpcc.lbg = b.con.lb;
-        mpcc.ubg = b.con.ub;
-        mpcc.lbw = b.w.lb;
-        mpcc.ubw = b.w.ub;
-        mpcc.w0 = b.w.guess;
         mpcc.p0 = vec![0.0; params.nrow()];
-        let outputs = outputs_function(&wv, &params, &h, &q0, &v0, &elements, geo.gap(&q0, &model.p)?, n_q, n_c)?;
-        Ok(ClsStep { mpcc, layout, outputs, gaps: geo.gaps, predict, tableau })
+        let rows = |off: usize, len: usize| chain.boundary.get(off..off + len, ..);
+        let side = |a: &MX, b: MX| MX::horzcat(&[a, &b]);
+        let outputs = Function::new(
+            "cls_outputs",
+            &[("w", &w), ("params", &params)],
+            &[
+                ("h", &vec(&chain.h)?),
+                ("q_boundary", &side(&q0, rows(0, n_q)?)?),
+                ("v_boundary", &side(&v0, rows(n_q, n_q)?)?),
+                ("v_post", &chain.extras[0]),
+                ("impulse", &chain.extras[1]),
+                ("force", &chain.extras[2].reshape(n_c, n_fe * tableau.n_s())?),
+                ("gap", &side(&gap0, rows(2 * n_q, n_c)?)?),
+            ],
+        )?;
+        let layout = layout(&table, &first, &inner, n_fe, tableau.n_s());
+        Ok(ClsStep { mpcc, table, layout, outputs, gaps: geo.gaps, tableau, first, inner, n_u, n_p })
     }
 
-    /// The predicted initial guess for the parameters `(q0, v0, u, p, T)`.
+    /// The predicted initial guess for the parameters `(q0, v0, u, p, T)`: each
+    /// element in contact-free motion from its predecessor's predicted end, with the
+    /// acceleration frozen at its start (contact forces and impulses zero, lifted
+    /// quantities consistent with it).
     pub fn initial_guess(&self, params: &[f64]) -> Result<Vec<f64>> {
-        Ok(self.predict.eval_dense(&[params])?.remove(0))
+        let l = &self.layout;
+        let (n_q, n_c) = (l.n_q, l.n_c);
+        let (q0, v0) = (&params[..n_q], &params[n_q..2 * n_q]);
+        if params.len() != 2 * n_q + self.n_u + self.n_p + 1 {
+            return Err(crate::error::ClsError::BadInput { what: "params", reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), 2 * n_q + self.n_u + self.n_p + 1) });
+        }
+        let (u_p, t_int) = (&params[2 * n_q..params.len() - 1], params[params.len() - 1]);
+        let h_nom = t_int / l.n_fe as f64;
+        let gaps = self.gaps.eval_dense(&[q0, &u_p[self.n_u..]])?.remove(0);
+        let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
+        let mut gap: Vec<f64> = gaps.iter().map(|g| g.max(0.0)).collect();
+        let mut w = self.mpcc.w0.clone();
+        for n in 0..l.n_fe {
+            let k = if n == 0 { &self.first } else { &self.inner };
+            let input: Vec<f64> = q.iter().chain(&v).chain(&gap).chain(&[h_nom]).chain(u_p).copied().collect();
+            let guess = k.guess.eval_dense(&[&input])?.remove(0);
+            let off = self.table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset);
+            w[off..off + k.n_w].copy_from_slice(&guess);
+            q = guess[k.off_q_end..k.off_q_end + n_q].to_vec();
+            v = guess[k.off_v_end..k.off_v_end + n_q].to_vec();
+            gap = guess[k.off_gap_end..k.off_gap_end + n_c].to_vec();
+        }
+        Ok(w)
     }
 
     /// A resting guess at `(q0, v0)`: every position and velocity unknown at the
@@ -166,92 +209,27 @@ impl ClsStep {
     }
 }
 
-fn layout(n_q: usize, n_c: usize, n_s: usize, tau: Option<Vec<usize>>, elements: &[Element], n_w: usize) -> ClsLayout {
+/// Absolute offsets of every element's unknowns in `table`.
+fn layout(table: &VariableTable, first: &ElementKernel, inner: &ElementKernel, n_fe: usize, n_s: usize) -> ClsLayout {
+    let tau = table.indices("tau");
+    let elements: Vec<(usize, &ElementKernel)> = (0..n_fe)
+        .map(|n| (table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset), if n == 0 { first } else { inner }))
+        .collect();
+    let each = |f: &dyn Fn(&ElementKernel) -> usize| elements.iter().map(|(o, k)| o + f(k)).collect::<Vec<usize>>();
+    let stages = |f: &dyn Fn(&ElementKernel) -> &Vec<usize>| elements.iter().map(|(o, k)| f(k).iter().map(|x| o + x).collect()).collect::<Vec<Vec<usize>>>();
     ClsLayout {
-        n_q,
-        n_c,
-        n_fe: elements.len(),
+        n_q: inner.n_q,
+        n_c: inner.n_c,
+        n_fe,
         n_s,
-        tau,
-        v_post: elements.iter().map(|e| e.off_v_post).collect(),
-        impulse: elements.iter().map(|e| e.off_impulse).collect(),
-        stage_q: elements.iter().map(|e| e.off_q.clone()).collect(),
-        stage_v: elements.iter().map(|e| e.off_v.clone()).collect(),
-        stage_force: elements.iter().map(|e| e.off_force.clone()).collect(),
-        q_end: elements.iter().map(|e| e.off_q_end).collect(),
-        v_end: elements.iter().map(|e| e.off_v_end).collect(),
-        n_w,
+        tau: (!tau.is_empty()).then_some(tau),
+        v_post: each(&|k| k.off_v_post),
+        impulse: each(&|k| k.off_impulse),
+        stage_q: stages(&|k| &k.off_q),
+        stage_v: stages(&|k| &k.off_v),
+        stage_force: stages(&|k| &k.off_force),
+        q_end: each(&|k| k.off_q_end),
+        v_end: each(&|k| k.off_v_end),
+        n_w: table.len(),
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn outputs_function(w: &SX, params: &SX, h: &[SX], q0: &SX, v0: &SX, elements: &[Element], gap0: SX, n_q: usize, n_c: usize) -> Result<Function> {
-    let q: Vec<SX> = std::iter::once(q0.clone()).chain(elements.iter().map(|e| e.end.q.clone())).collect();
-    let v: Vec<SX> = std::iter::once(v0.clone()).chain(elements.iter().map(|e| e.end.v.clone())).collect();
-    let gap: Vec<SX> = std::iter::once(gap0).chain(elements.iter().map(|e| e.end.gap.clone())).collect();
-    let v_post: Vec<SX> = elements.iter().map(|e| e.v_post.clone()).collect();
-    let impulse: Vec<SX> = elements.iter().map(|e| e.impulse.clone()).collect();
-    let force: Vec<SX> = elements.iter().flat_map(|e| e.forces.iter().cloned()).collect();
-    Ok(Function::new(
-        "cls_outputs",
-        &[("w", w), ("params", params)],
-        &[
-            ("h", &vcat(h)?),
-            ("q_boundary", &hcat(&q, n_q)?),
-            ("v_boundary", &hcat(&v, n_q)?),
-            ("v_post", &hcat(&v_post, n_q)?),
-            ("impulse", &hcat(&impulse, n_c)?),
-            ("force", &hcat(&force, n_c)?),
-            ("gap", &hcat(&gap, n_c)?),
-        ],
-    )?)
-}
-
-/// The switch indicator η_n of the boundary between two elements: zero iff a contact
-/// is made or broken (normal forces or gaps vanish on one side), an impact happens
-/// (zero gap at the boundary without contact forces on both sides) or a slide
-/// starts or stops (γ or the cone slack vanishes on one side).
-pub(crate) fn switch_indicator(prev: &Indicators, next: &Indicators) -> Result<SX> {
-    let contact = &prev.force * &next.force + &prev.gap * &next.gap;
-    let impact = &next.left_gap + &prev.force * &next.force;
-    let slide = &prev.gamma * &next.gamma + &prev.cone * &next.cone;
-    let all = SX::vertcat(&[&contact, &impact, &slide])?;
-    let mut eta = SX::scalar(1.0);
-    for i in 0..all.nrow() {
-        eta = eta * all.at(i)?;
-    }
-    Ok(eta)
-}
-
-/// Step equilibration: the heuristic costs, or with the switch indicators η_n the
-/// cost `ρ_h Σ (η_n (h_n − h_{n−1}))²` (`tanh(η_n)` when scaled) or the constraints
-/// `η_n (h_n − h_{n−1}) = 0` (direct).
-fn equilibration(opts: &ClsOptions, h: &[SX], h_nom: &SX, elements: &[Element], con: &mut crate::blocks::Constraints) -> Result<SX> {
-    let mut f = SX::scalar(0.0);
-    for n in 1..h.len() {
-        let d = &h[n] - &h[n - 1];
-        match opts.step_equilibration {
-            StepEquilibration::HeuristicMean => {}
-            StepEquilibration::HeuristicDiff => f = f + opts.rho_h * &d * &d,
-            mode => {
-                let mut eta = switch_indicator(&elements[n - 1].indicators, &elements[n].indicators)?;
-                if mode == StepEquilibration::L2RelaxedScaled {
-                    eta = eta.tanh();
-                }
-                let r = eta * d;
-                if mode == StepEquilibration::Direct {
-                    con.eq(r);
-                } else {
-                    f = f + opts.rho_h * &r * &r;
-                }
-            }
-        }
-    }
-    if opts.step_equilibration == StepEquilibration::HeuristicMean && h.len() > 1 {
-        for hn in h {
-            let d = hn - h_nom;
-            f = f + opts.rho_h * &d * &d;
-        }
-    }
-    Ok(f)
 }

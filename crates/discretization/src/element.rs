@@ -1,23 +1,30 @@
-//! The finite-element kernel: one SX function holding everything inside one element,
-//! evaluated for every element of the horizon through one CasADi `map`, so that the
-//! generated C does not grow with the number of elements.
+//! The finite element of a piecewise smooth system: one SX function holding
+//! everything inside one element, driven by the DCS-independent chain
+//! ([`crate::chain`]) through a [`DcsElement`].
 //!
-//! `element(x0, k, z, h, u, p, lam0, yref) -> (eq, x_end, G, H, quad, theta, x_stage,
-//! dual_sum, primal_sum)`:
-//! - `x0` the state at the element's start, `k` the stage unknowns (stage states in
-//!   the integral form, stage derivatives in the differential form, `n_x · n_s`),
-//!   `z` the algebraic variables of every point (`n_z · n_pts`: the stages, then the
-//!   end point where the tableau is not stiffly accurate), `h` the step size, `u` the
-//!   control, `p` the parameters, `lam0` the boundary duals at the element's start;
-//! - `eq = 0`: RK stage equations, the DCS at every point; `x_end` the end state;
-//!   `0 ≤ G ⊥ H ≥ 0` the complementarity pairs with cross complementarity (or, without
-//!   FESD, the pointwise pairs); `quad` the Lagrange cost `h Σ b_m L(x_m, u, p)`;
-//!   `theta` and `x_stage` for the results; `dual_sum` (over the left boundary and
-//!   every point) and `primal_sum` (over the stages) for step equilibration;
-//!   `primal_end`, `primal_first` and `dual_stages` for the sliding-exit condition;
-//!   `primal` (every point) and `dual_end` (the last point) for simulation results and
-//!   the boundary duals carried to the next step.
+//! `element(k, z, [x], b_in, h, u, p, yref) -> (g, G, H, quad, penalty, indicators,
+//! link, theta, x_stage, path, primal, dual_end)`:
+//! - `k` the stage unknowns (stage states in the integral form, stage derivatives in
+//!   the differential form, `n_x · n_s`), `z` the algebraic variables of every point
+//!   (`n_z · n_pts`: the stages, then the end point where the tableau is not stiffly
+//!   accurate), `x` the end state (absent when it is the last stage,
+//!   [`crate::ElementGrid::end_is_last_stage`]), `b_in = (x0, lam0)` the state and
+//!   boundary duals at the element's start, `h` the step size, `u` the control, `p`
+//!   the parameters, `yref` the tracking reference;
+//! - `g = 0`: the DCS at every point, the RK stage equations and, with an `x` block,
+//!   `x = x0 + h Σ b_m f_m`; `0 ≤ G ⊥ H ≥ 0` the complementarity pairs with cross
+//!   complementarity (or, without FESD, the pointwise pairs); `quad` the Lagrange cost
+//!   `h Σ b_m L(x_m, u, p)`; `penalty` zero; `indicators` the dual sums (over the left
+//!   boundary and every point) and primal sums (over the stages) for step
+//!   equilibration; `link` the primals at the element's end and first stage and the
+//!   duals summed over the stages, for the sliding-exit condition; then `theta`,
+//!   `x_stage`, `path`, `primal` (every point) and `dual_end` (the last point) for
+//!   results.
+//!
+//! The right boundary `boundary(k, z, [x]) = (x_end, dual of the last point)` is
+//! read from the element's own unknowns.
 
+use crate::chain::DcsElement;
 use crate::error::Result;
 use crate::options::{FesdOptions, IrkRepresentation};
 use crate::pairs::{complementarity_pairs, sum};
@@ -71,8 +78,10 @@ fn component_sums(points: &[Vec<SX>], n: usize) -> Vec<SX> {
     (0..n).map(|i| sum(&points.iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect()
 }
 
-/// Builds the element kernel of `model` with the extra `terms`.
-pub(crate) fn element_kernel(model: &PssModel, alg: &StageAlgebra, tableau: &ButcherTableau, opts: &FesdOptions, terms: &ElementTerms) -> Result<(Function, ElementSizes)> {
+/// The element of `model` with the extra `terms` as the chain drives it; with
+/// `end_block` the element's end state is an `x` block of its own (else its last
+/// stage state, see [`crate::ElementGrid::end_is_last_stage`]).
+pub(crate) fn pss_element(model: &PssModel, alg: &StageAlgebra, tableau: &ButcherTableau, opts: &FesdOptions, terms: &ElementTerms, end_block: bool) -> Result<(DcsElement, ElementSizes)> {
     let (n_x, n_s, n_z, n_comp) = (model.n_x(), tableau.n_s(), alg.n_z(), alg.n_comp());
     let end_point = !tableau.is_stiffly_accurate();
     let n_pts = n_s + usize::from(end_point);
@@ -82,8 +91,10 @@ pub(crate) fn element_kernel(model: &PssModel, alg: &StageAlgebra, tableau: &But
         Some(l) => Some(Function::new("fesd_lagrange", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("l", l)])?),
         None => None,
     };
-    let (x0, k, z) = (SX::sym("x0", n_x), SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts));
-    let (h, u, p, lam0) = (SX::sym("h", 1), model.u.clone(), model.p.clone(), SX::sym("lam0", n_comp));
+    let (k, z, x) = (SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts), SX::sym("x", n_x));
+    let b_in = SX::sym("b_in", n_x + n_comp);
+    let (x0, lam0) = (b_in.slice(0..n_x)?, b_in.slice(n_x..n_x + n_comp)?);
+    let (h, u, p) = (SX::sym("h", 1), model.u.clone(), model.p.clone());
     let n_y = terms.tracking.as_ref().map_or(0, |(y, _)| y.nrow());
     let yref = SX::sym("yref", n_y);
     let track_fn = match &terms.tracking {
@@ -122,6 +133,9 @@ pub(crate) fn element_kernel(model: &PssModel, alg: &StageAlgebra, tableau: &But
         }
     }
     let x_end = &x0 + &h * SX::weighted_sum(&tableau.b, &xdots, n_x);
+    if end_block {
+        eq.push(x.try_sub(&x_end)?);
+    }
     if end_point {
         let out = stage_fn.call(&[&x_end, &u, &p, &zs[n_s]])?;
         eq.push(out[1].clone());
@@ -152,52 +166,73 @@ pub(crate) fn element_kernel(model: &PssModel, alg: &StageAlgebra, tableau: &But
     // (its last point) and first stage, duals summed over the stages.
     let dual_stages = component_sums(&duals[..n_s], n_comp);
     let (primal_end, primal_first) = (primals[n_pts - 1].clone(), primals[0].clone());
+    let blocks_in: Vec<(&str, &SX)> = if end_block { vec![("k", &k), ("z", &z), ("x", &x)] } else { vec![("k", &k), ("z", &z)] };
+    let mut inputs = blocks_in.clone();
+    inputs.extend([("b_in", &b_in), ("h", &h), ("u", &u), ("p", &p), ("yref", &yref)]);
+    let g = SX::column(&eq)?;
     let f = Function::new(
         "fesd_element",
-        &[("x0", &x0), ("k", &k), ("z", &z), ("h", &h), ("u", &u), ("p", &p), ("lam0", &lam0), ("yref", &yref)],
+        &inputs,
         &[
-            ("eq", &SX::column(&eq)?),
-            ("x_end", &x_end),
+            ("g", &g),
             ("G", &SX::column(&big_g)?),
             ("H", &SX::column(&big_h)?),
             ("quad", &quad),
+            ("penalty", &SX::scalar(0.0)),
+            ("indicators", &SX::column(&[dual_sum, primal_sum].concat())?),
+            ("link", &SX::column(&[primal_end, primal_first, dual_stages].concat())?),
             ("theta", &SX::column(&thetas)?),
             ("x_stage", &SX::column(&stage_x)?),
-            ("dual_sum", &SX::column(&dual_sum)?),
-            ("primal_sum", &SX::column(&primal_sum)?),
             ("path", &SX::column(&path_values)?),
-            ("primal_end", &SX::column(&primal_end)?),
-            ("primal_first", &SX::column(&primal_first)?),
-            ("dual_stages", &SX::column(&dual_stages)?),
             ("primal", &SX::column(&primals.concat())?),
             ("dual_end", &SX::column(&duals[n_pts - 1])?),
         ],
     )?;
-    Ok((f, sizes))
+    // The right boundary from the element's own unknowns: its end state and the
+    // boundary duals of its last point.
+    let end = if end_block { x.clone() } else { k.slice((n_s - 1) * n_x..n_s * n_x)? };
+    let dual_of_z = Function::new("fesd_boundary_dual", &[("z", &alg.z)], &[("dual", &alg.dual)])?;
+    let dual_end = dual_of_z.call(&[&z.slice((n_pts - 1) * n_z..n_pts * n_z)?])?.remove(0);
+    let boundary = Function::new("fesd_boundary", &blocks_in, &[("b", &SX::vertcat(&[&end, &dual_end])?)])?;
+    let n_rows = g.nrow();
+    let mut blocks = vec![("k".to_string(), n_x * n_s), ("z".to_string(), n_z * n_pts)];
+    if end_block {
+        blocks.push(("x".to_string(), n_x));
+    }
+    let dcs = DcsElement {
+        name: "fesd".into(),
+        blocks,
+        element: f,
+        lbg: vec![0.0; n_rows],
+        ubg: vec![0.0; n_rows],
+        row_names: (0..n_rows).map(|i| format!("equation {i}")).collect(),
+        first_element: None,
+        boundary,
+        switch_indicator: switch_indicator(alg, n_comp)?,
+        neighbour_pairs: opts.sliding_exit_continuity.then(|| sliding_exit_kernel(alg)).transpose()?,
+    };
+    Ok((dcs, sizes))
 }
 
-/// The sliding-exit kernel between two neighbouring elements of one control interval:
-/// `sliding_exit(primal_end_prev, primal_first_next, dual_stages_next) -> (G, H)`, the
-/// pairs of [`crate::sliding_exit_pairs`].
-pub(crate) fn sliding_exit_kernel(alg: &StageAlgebra) -> Result<Function> {
+/// The sliding-exit pairs between two neighbouring elements of one control interval
+/// from their link outputs `(primal_end, primal_first, dual_stages)`:
+/// `sliding_exit(link_prev, link_next) -> (G, H)`, the pairs of
+/// [`crate::sliding_exit_pairs`].
+fn sliding_exit_kernel(alg: &StageAlgebra) -> Result<Function> {
     let n = alg.n_comp();
-    let (pe, pf, ds) = (SX::sym("primal_end_prev", n), SX::sym("primal_first_next", n), SX::sym("dual_stages_next", n));
+    let (lp, ln) = (SX::sym("link_prev", 3 * n), SX::sym("link_next", 3 * n));
+    let (pe, pf, ds) = (lp.slice(0..n)?, ln.slice(n..2 * n)?, ln.slice(2 * n..3 * n)?);
     let (g, h) = crate::pairs::sliding_exit_pairs(&alg.siblings, &pe.entries()?, &pf.entries()?, &ds.entries()?);
-    Ok(Function::new(
-        "fesd_sliding_exit",
-        &[("primal_end_prev", &pe), ("primal_first_next", &pf), ("dual_stages_next", &ds)],
-        &[("G", &SX::column(&g)?), ("H", &SX::column(&h)?)],
-    )?)
+    Ok(Function::new("fesd_sliding_exit", &[("link_prev", &lp), ("link_next", &ln)], &[("G", &SX::column(&g)?), ("H", &SX::column(&h)?)])?)
 }
 
-/// The step-equilibration kernel between two neighbouring elements:
-/// `equilibrate(d_prev, p_prev, d_next, p_next, h_prev, h_next) -> r` with
-/// `r = η (h_next − h_prev)` (`tanh η` when `scaled`), `η = Π_j υ_j` and
-/// `υ_j = Σ_parts σ^B σ^F` over the DCS's groups (FORMULATION §3).
-pub(crate) fn equilibration_kernel(alg: &StageAlgebra, n_comp: usize, scaled: bool) -> Result<Function> {
-    let (dp, pp, dn, pn) = (SX::sym("dual_prev", n_comp), SX::sym("primal_prev", n_comp), SX::sym("dual_next", n_comp), SX::sym("primal_next", n_comp));
-    let (hp, hn) = (SX::sym("h_prev", 1), SX::sym("h_next", 1));
-    let (dpe, ppe, dne, pne) = (dp.entries()?, pp.entries()?, dn.entries()?, pn.entries()?);
+/// The switch indicator between two neighbouring elements from their indicator
+/// outputs `(dual_sum, primal_sum)`: `switch_indicator(ind_prev, ind_next) -> η`,
+/// `η = Π_j υ_j` and `υ_j = Σ_parts σ^B σ^F` over the DCS's groups (FORMULATION §3).
+fn switch_indicator(alg: &StageAlgebra, n_comp: usize) -> Result<Function> {
+    let (ip, inx) = (SX::sym("ind_prev", 2 * n_comp), SX::sym("ind_next", 2 * n_comp));
+    let (prev, next) = (ip.entries()?, inx.entries()?);
+    let (dpe, ppe, dne, pne) = (&prev[..n_comp], &prev[n_comp..], &next[..n_comp], &next[n_comp..]);
     let mut eta = SX::scalar(1.0);
     for grp in &alg.groups {
         let width = grp.dual_parts.first().or(grp.primal_parts.first()).map_or(0, |v| v.len());
@@ -212,13 +247,5 @@ pub(crate) fn equilibration_kernel(alg: &StageAlgebra, n_comp: usize, scaled: bo
             eta = eta * upsilon;
         }
     }
-    if scaled {
-        eta = eta.tanh();
-    }
-    let r = eta * (&hn - &hp);
-    Ok(Function::new(
-        "fesd_equilibrate",
-        &[("dual_prev", &dp), ("primal_prev", &pp), ("dual_next", &dn), ("primal_next", &pn), ("h_prev", &hp), ("h_next", &hn)],
-        &[("r", &r)],
-    )?)
+    Ok(Function::new("fesd_switch_indicator", &[("ind_prev", &ip), ("ind_next", &inx)], &[("eta", &eta)])?)
 }

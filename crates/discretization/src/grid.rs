@@ -4,11 +4,12 @@
 //! equilibration, sliding exits). Optimal control uses it with N intervals; the
 //! simulator with one interval whose start, control and length are parameters.
 
-use crate::element::{element_kernel, equilibration_kernel, sliding_exit_kernel, ElementSizes, ElementTerms};
+use crate::chain::{assemble_chain, element_intervals, ChainInputs, ChainOptions, DcsElement};
+use crate::element::{pss_element, ElementSizes, ElementTerms};
 use crate::error::{DiscretizationError, Result};
-use crate::options::{FesdOptions, IrkRepresentation, StepEquilibration};
+use crate::options::{FesdOptions, IrkRepresentation};
 use crate::table::VariableTable;
-use casadi::{Function, Parallelization, MX};
+use casadi::{Function, MX};
 use fesd_model::{PssModel, StageAlgebra, SubsystemLowering};
 use fesd_rk::ButcherTableau;
 
@@ -98,7 +99,7 @@ pub struct ElementGrid {
     alg: StageAlgebra,
     tableau: ButcherTableau,
     opts: FesdOptions,
-    kernel: Function,
+    dcs: DcsElement,
     sizes: ElementSizes,
     fe: Vec<usize>,
 }
@@ -112,24 +113,6 @@ pub fn read_end_state(table: &VariableTable, w: &[f64], (k, n): (usize, usize), 
     } else {
         table.read(w, "x", Some(k), Some(n)).map(<[f64]>::to_vec)
     }
-}
-
-/// Neighbour pairs (e − 1, e) of elements inside each control interval: `(prev, next)`.
-fn neighbours(fe: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let start: Vec<usize> = fe.iter().scan(0, |acc, &c| { let s = *acc; *acc += c; Some(s) }).collect();
-    let next: Vec<usize> = fe.iter().zip(&start).flat_map(|(&c, &s)| (1..c).map(move |m| s + m)).collect();
-    let prev = next.iter().map(|e| e - 1).collect();
-    (prev, next)
-}
-
-/// The columns `cols` of `m`.
-fn pick(m: &MX, cols: &[usize]) -> casadi::Result<MX> {
-    m.get(.., cols.to_vec())
-}
-
-/// `m` as one column.
-fn column(m: &MX) -> casadi::Result<MX> {
-    m.reshape(m.numel(), 1)
 }
 
 /// The sums over the elements of each interval of a row of element values (`1 × E`,
@@ -161,8 +144,9 @@ impl ElementGrid {
             return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "every interval needs at least one finite element".into() });
         }
         let alg = StageAlgebra::with_lowering(model, lowering)?;
-        let (kernel, sizes) = element_kernel(model, &alg, &tableau, opts, terms)?;
-        Ok(ElementGrid { model: model.clone(), alg, tableau, opts: opts.clone(), kernel, sizes, fe })
+        let end_block = !end_is_last_stage(opts, &tableau);
+        let (dcs, sizes) = pss_element(model, &alg, &tableau, opts, terms, end_block)?;
+        Ok(ElementGrid { model: model.clone(), alg, tableau, opts: opts.clone(), dcs, sizes, fe })
     }
 
     /// Sizes of one element's blocks.
@@ -205,7 +189,12 @@ impl ElementGrid {
     /// [`FesdOptions::lift_element_end`]): then there is no `x` block and no
     /// continuity equation — the last stage unknowns are the end state.
     pub fn end_is_last_stage(&self) -> bool {
-        !self.opts.lift_element_end && self.opts.irk_representation == IrkRepresentation::Integral && self.tableau.is_stiffly_accurate()
+        end_is_last_stage(&self.opts, &self.tableau)
+    }
+
+    /// The element as the DCS-independent chain drives it.
+    pub fn element(&self) -> &DcsElement {
+        &self.dcs
     }
 
     /// `dual_at_state(x, u, p)`: the boundary duals of a state (SX).
@@ -222,7 +211,7 @@ impl ElementGrid {
 
     /// The interval of every element.
     pub fn element_interval(&self) -> Vec<usize> {
-        self.fe.iter().enumerate().flat_map(|(k, &c)| std::iter::repeat_n(k, c)).collect()
+        element_intervals(&self.fe)
     }
 
     /// Adds the unknowns of every element to `table`: `k` (stage unknowns), `z`
@@ -289,124 +278,47 @@ impl ElementGrid {
     }
 
     /// The element kernel mapped over every element, with the couplings between
-    /// neighbours; `w` is the NLP vector laid out by `table` (which holds the blocks
-    /// of [`ElementGrid::add_blocks`]).
+    /// neighbours ([`crate::assemble_chain`]); `w` is the NLP vector laid out by
+    /// `table` (which holds the blocks of [`ElementGrid::add_blocks`]).
     pub fn assemble(&self, table: &VariableTable, w: &MX, inputs: &GridInputs) -> Result<Assembly> {
-        let (s, opts) = (&self.sizes, &self.opts);
-        let (n, e_count) = (self.n_intervals(), self.n_elements());
-        let element_interval = self.element_interval();
-        let ks = table.gather(w, "k", s.n_x * s.n_s, e_count)?;
-        let eliminated = self.end_is_last_stage();
-        let x_ends = if eliminated { ks.get((s.n_s - 1) * s.n_x..s.n_s * s.n_x, ..)? } else { table.gather(w, "x", s.n_x, e_count)? };
-        let zs = table.gather(w, "z", s.n_z * s.n_pts, e_count)?;
-        let taus = table.gather(w, "tau", 1, e_count)?;
-        let n_u = inputs.u.nrow();
-        let u_per_element = if n_u > 0 { inputs.u.get(.., element_interval.clone())? } else { MX::zeros(0, e_count) };
-        let x_starts = if e_count > 1 { MX::horzcat(&[&inputs.x0, &x_ends.get(.., 0..e_count - 1)?])? } else { inputs.x0.clone() };
-        let hs = &taus * &(&inputs.t_final / n as f64);
-        let lam0 = self.boundary_duals(inputs, &zs)?;
-        let y_ref = if inputs.y_ref.nrow() > 0 { inputs.y_ref.get(.., element_interval.clone())? } else { MX::zeros(0, e_count) };
-        let mapped = self.kernel.map_with(e_count, Parallelization::Serial)?;
-        let out = mapped.call(&[&x_starts, &ks, &zs, &hs, &u_per_element, &inputs.p, &lam0, &y_ref])?;
-        let mut eqs = vec![column(&out[0])?];
-        if !eliminated {
-            eqs.push(column(&x_ends.try_sub(&out[1])?)?);
-        }
-        if opts.use_fesd {
-            eqs.push(column(&interval_sums(&taus, &element_interval, n)?)? - 1.0);
-        }
-        let (mut pairs_g, mut pairs_h) = (column(&out[2])?, column(&out[3])?);
-        let split = opts.use_fesd && self.fe.iter().any(|&c| c > 1);
-        let (mut equilibration_cost, mut equilibration_constraints) = (MX::scalar(0.0), MX::zeros(0, 1));
-        if split {
-            let (cost, exact) = self.step_equilibration(&taus, &hs, &inputs.t_grid, &out[7], &out[8])?;
-            equilibration_cost = cost;
-            if let Some(r) = exact {
-                equilibration_constraints = r;
-            }
-            if opts.sliding_exit_continuity {
-                let (eg, eh) = self.sliding_exits(&out[10], &out[11], &out[12])?;
-                pairs_g = MX::vertcat(&[&pairs_g, &eg])?;
-                pairs_h = MX::vertcat(&[&pairs_h, &eh])?;
-            }
-        }
+        let opts = &self.opts;
+        let boundary0 = MX::vertcat(&[&inputs.x0, &self.first_boundary_duals(inputs)?])?;
+        let chain_inputs = ChainInputs { boundary0, u: inputs.u.clone(), p: inputs.p.clone(), data: inputs.y_ref.clone(), t_final: inputs.t_final.clone(), t_grid: inputs.t_grid.clone() };
+        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: false };
+        let c = assemble_chain(&self.dcs, &self.fe, chain_opts, table, w, &chain_inputs)?;
+        let [theta, x_stage, path, primal, dual_end] = <[MX; 5]>::try_from(c.extras).map_err(|_| DiscretizationError::InvalidOption { name: "element kernel", reason: "expected five result outputs".into() })?;
         Ok(Assembly {
-            equalities: MX::vertcat(&eqs.iter().collect::<Vec<_>>())?,
-            equilibration_constraints,
-            equilibration_cost,
-            pairs_g,
-            pairs_h,
-            h: hs,
-            x_end: x_ends,
-            quad: out[4].clone(),
-            theta: out[5].clone(),
-            x_stage: out[6].clone(),
-            path: out[9].clone(),
-            primal: out[13].clone(),
-            dual_end: out[14].clone(),
+            equalities: c.g,
+            equilibration_constraints: c.equilibration_constraints,
+            equilibration_cost: c.equilibration_cost,
+            pairs_g: c.pairs_g,
+            pairs_h: c.pairs_h,
+            h: c.h,
+            x_end: c.boundary.get(0..self.sizes.n_x, ..)?,
+            quad: c.quad,
+            theta,
+            x_stage,
+            path,
+            primal,
+            dual_end,
         })
     }
 
-    /// Boundary duals at every element's start: the given (or x0's) for the first,
-    /// the previous element's last point for the others.
-    fn boundary_duals(&self, inputs: &GridInputs, zs: &MX) -> Result<MX> {
-        let (s, e_count) = (&self.sizes, self.n_elements());
-        let lam_first = match &inputs.lambda0 {
-            Some(l) => l.clone(),
+    /// Boundary duals at the horizon's start: the given ones, or those of `x0` with
+    /// the first control.
+    fn first_boundary_duals(&self, inputs: &GridInputs) -> Result<MX> {
+        match &inputs.lambda0 {
+            Some(l) => Ok(l.clone()),
             None => {
                 let u0 = if inputs.u.nrow() > 0 { inputs.u.get(.., 0usize)? } else { MX::zeros(0, 1) };
-                self.dual_at_state("fesd_dual_at_state")?.call(&[&inputs.x0, &u0, &inputs.p])?.remove(0)
-            }
-        };
-        if e_count == 1 {
-            return Ok(lam_first);
-        }
-        let dual_of_z = Function::new("fesd_boundary_dual", &[("z", &self.alg.z)], &[("dual", &self.alg.dual)])?;
-        let last_points = zs.get((s.n_pts - 1) * s.n_z..s.n_pts * s.n_z, 0..e_count - 1)?;
-        let rest = dual_of_z.map_with(e_count - 1, Parallelization::Serial)?.call(&[&last_points])?.remove(0);
-        Ok(MX::horzcat(&[&lam_first, &rest])?)
-    }
-
-    /// The sliding-exit pairs between neighbouring elements of each control interval
-    /// (not across intervals, where the control may jump), as two column vectors.
-    fn sliding_exits(&self, primal_end: &MX, primal_first: &MX, dual_stages: &MX) -> Result<(MX, MX)> {
-        let (prev, next) = neighbours(&self.fe);
-        let kernel = sliding_exit_kernel(&self.alg)?.map_with(next.len(), Parallelization::Serial)?;
-        let out = kernel.call(&[&pick(primal_end, &prev)?, &pick(primal_first, &next)?, &pick(dual_stages, &next)?])?;
-        Ok((column(&out[0])?, column(&out[1])?))
-    }
-
-    /// Step equilibration between neighbouring elements of each interval: its cost
-    /// term and, for `Direct`, the constraints `η_n (h_n − h_{n−1}) = 0`. The
-    /// heuristics compare steps on the grid of `t_grid`.
-    fn step_equilibration(&self, taus: &MX, hs: &MX, t_grid: &MX, dual_sums: &MX, primal_sums: &MX) -> Result<(MX, Option<MX>)> {
-        let (opts, fe, n) = (&self.opts, &self.fe, self.n_intervals());
-        let h_grid = taus * &(t_grid / n as f64);
-        let (prev, next) = neighbours(fe);
-        let rho = opts.rho_h;
-        match opts.step_equilibration {
-            StepEquilibration::HeuristicMean => {
-                let nominal: Vec<f64> = fe.iter().flat_map(|&c| std::iter::repeat_n(1.0 / (n * c) as f64, c)).collect();
-                let d = h_grid.try_sub(&(MX::from_slice(&nominal).reshape(1, nominal.len())? * t_grid))?;
-                Ok((d.dot(&d)? * rho, None))
-            }
-            StepEquilibration::HeuristicDiff => {
-                let d = pick(&h_grid, &next)? - pick(&h_grid, &prev)?;
-                Ok((d.dot(&d)? * rho, None))
-            }
-            StepEquilibration::L2Relaxed | StepEquilibration::L2RelaxedScaled | StepEquilibration::Direct => {
-                let scaled = opts.step_equilibration == StepEquilibration::L2RelaxedScaled;
-                let kernel = equilibration_kernel(&self.alg, self.sizes.n_comp, scaled)?.map_with(next.len(), Parallelization::Serial)?;
-                let r = kernel
-                    .call(&[&pick(dual_sums, &prev)?, &pick(primal_sums, &prev)?, &pick(dual_sums, &next)?, &pick(primal_sums, &next)?, &pick(hs, &prev)?, &pick(hs, &next)?])?
-                    .remove(0);
-                let r = column(&r)?;
-                if opts.step_equilibration == StepEquilibration::Direct {
-                    Ok((MX::scalar(0.0), Some(r)))
-                } else {
-                    Ok((r.dot(&r)? * rho, None))
-                }
+                Ok(self.dual_at_state("fesd_dual_at_state")?.call(&[&inputs.x0, &u0, &inputs.p])?.remove(0))
             }
         }
     }
+}
+
+/// True if an element's end state is its last stage state with `opts` and `tableau`
+/// (see [`ElementGrid::end_is_last_stage`]).
+fn end_is_last_stage(opts: &FesdOptions, tableau: &ButcherTableau) -> bool {
+    !opts.lift_element_end && opts.irk_representation == IrkRepresentation::Integral && tableau.is_stiffly_accurate()
 }

@@ -13,6 +13,7 @@
 //! top; the simulator (`fesd-sim`) assembles one interval whose start, control,
 //! length and boundary duals are parameters.
 
+pub mod chain;
 mod element;
 mod error;
 mod grid;
@@ -20,6 +21,7 @@ mod options;
 mod pairs;
 mod table;
 
+pub use chain::{assemble_chain, element_intervals, Chain, ChainInputs, ChainOptions, DcsElement};
 pub use element::{ElementSizes, ElementTerms, PathPoints};
 pub use error::{DiscretizationError, Result};
 pub use grid::{interval_sums, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};

@@ -3,7 +3,6 @@
 //! Lagrange and Mayer costs, state and control bounds, terminal constraints, solved by
 //! the MPCC homotopy.
 
-mod kernel;
 mod problem;
 mod solver;
 mod transcribe;

@@ -1,17 +1,18 @@
-//! The rigid-body OCP as an MPCC over MX: the first-element kernel once, the element
-//! kernel mapped over the other N · N_FE − 1 elements, each element's left boundary
-//! taken from its predecessor's end-state unknowns, Σh = T/N per interval, step
-//! equilibration between neighbours, costs and terminal constraints; every unknown
-//! named in the variable table.
+//! The rigid-body OCP as an MPCC over MX: the FESD-J element driven by the
+//! discretization layer's DCS-independent chain (the first-element kernel once, the
+//! element kernel mapped over the other N · N_FE − 1 elements, each element's left
+//! boundary read from its predecessor's end-state unknowns, Σ τ = 1 per interval,
+//! step equilibration between neighbours), costs and terminal constraints; every
+//! unknown named in the variable table.
 
-use super::kernel::{element_kernel, equilibration_kernel, ElementKernel};
+use crate::kernel::{dcs_element, element_kernel, ElementKernel};
 use super::problem::{expression_in, ClsOcp};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use casadi::{Function, Mx, Parallelization, MX};
+use casadi::{Function, Mx, MX};
+use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions};
 use fesd_mpcc::Mpcc;
 use fesd_ocp::VariableTable;
-use fesd_sim::StepEquilibration;
 
 /// The transcribed problem.
 pub(crate) struct Transcription {
@@ -99,56 +100,6 @@ fn table(
     Ok(t)
 }
 
-/// The step-equilibration cost and, for `Direct`, the constraints `η (h_n − h_{n−1})
-/// = 0`, between neighbouring elements of each interval.
-fn equilibration(
-    ocp: &ClsOcp,
-    kernel: &ElementKernel,
-    h: &MX,
-    indicators: &MX,
-) -> Result<(MX, Option<MX>)> {
-    let opts = &ocp.options.cls;
-    let (n, n_fe) = (ocp.n_intervals, opts.n_fe);
-    let next: Vec<usize> = (0..n)
-        .flat_map(|k| (1..n_fe).map(move |m| k * n_fe + m))
-        .collect();
-    let prev: Vec<usize> = next.iter().map(|e| e - 1).collect();
-    let pick = |m: &MX, cols: &[usize]| m.get(.., cols.to_vec());
-    let rho = opts.rho_h;
-    match opts.step_equilibration {
-        StepEquilibration::HeuristicMean => {
-            let d = h - ocp.horizon / (n * n_fe) as f64;
-            Ok((d.dot(&d)? * rho, None))
-        }
-        StepEquilibration::HeuristicDiff => {
-            let d = pick(h, &next)? - pick(h, &prev)?;
-            Ok((d.dot(&d)? * rho, None))
-        }
-        mode => {
-            let f = equilibration_kernel(
-                kernel.n_c,
-                kernel.n_f,
-                mode == StepEquilibration::L2RelaxedScaled,
-            )?;
-            let r = f
-                .map_with(next.len(), Parallelization::Serial)?
-                .call(&[
-                    &pick(indicators, &prev)?,
-                    &pick(indicators, &next)?,
-                    &pick(h, &prev)?,
-                    &pick(h, &next)?,
-                ])?
-                .remove(0);
-            let r = r.reshape(r.numel(), 1)?;
-            if mode == StepEquilibration::Direct {
-                Ok((MX::scalar(0.0), Some(r)))
-            } else {
-                Ok((r.dot(&r)? * rho, None))
-            }
-        }
-    }
-}
-
 /// Constraints with their bounds, collected.
 #[derive(Default)]
 struct Rows {
@@ -190,8 +141,8 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         )?),
         None => None,
     };
-    let first = element_kernel(model, opts, &tableau, &geo, true, lagrange.as_ref())?;
-    let inner = element_kernel(model, opts, &tableau, &geo, false, lagrange.as_ref())?;
+    let first = element_kernel(model, opts, &tableau, &geo, true, true, lagrange.as_ref())?;
+    let inner = element_kernel(model, opts, &tableau, &geo, false, true, lagrange.as_ref())?;
     let (n, n_fe, n_q, n_u, n_p) = (
         ocp.n_intervals,
         opts.n_fe,
@@ -201,6 +152,7 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
     );
     let e_count = n * n_fe;
     let table = table(ocp, &first, &inner, &geo)?;
+    let dcs = dcs_element(&first, &inner)?;
     let w = MX::sym("w", table.len());
     let par = MX::sym("par", 2 * n_q + n_p);
     let (q0, v0, p) = (
@@ -208,93 +160,34 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         par.slice(n_q..2 * n_q)?,
         par.slice(2 * n_q..2 * n_q + n_p)?,
     );
-    let elems = table.gather(&w, "element", inner.n_w, e_count)?;
-    let us = table.gather(&w, "u", n_u, n)?;
-    let interval_of: Vec<usize> = (0..e_count).map(|e| e / n_fe).collect();
-    let u_el = if n_u > 0 {
-        us.get(.., interval_of.clone())?
-    } else {
-        MX::zeros(0, e_count)
-    };
-    let h = if opts.use_fesd {
-        table.gather(&w, "tau", 1, e_count)? * (ocp.horizon / n as f64)
-    } else {
-        MX::from_slice(&vec![ocp.horizon / e_count as f64; e_count]).reshape(1, e_count)?
-    };
-    let rows_of = |off: usize, len: usize| elems.get(off..off + len, ..);
-    let (q_end, v_end, gap_end) = (
-        rows_of(inner.off_q_end, n_q)?,
-        rows_of(inner.off_v_end, n_q)?,
-        rows_of(inner.off_gap_end, inner.n_c)?,
-    );
     // The gaps at q0 are data, clipped at zero (a resting contact may start a hair inside).
     let gap0 = geo
         .gaps
         .call(&[&q0, &p])?
         .remove(0)
         .fmax(&MX::zeros(inner.n_c, 1))?;
-    let col0 = |m: &MX| m.get(.., 0usize);
-    let vec = |m: &MX| m.reshape(m.numel(), 1);
-    let out0 = first.f.call(&[
-        &col0(&elems)?,
-        &q0,
-        &v0,
-        &gap0,
-        &col0(&h)?,
-        &col0(&u_el)?,
-        &p,
-    ])?;
-    let mut outs: Vec<MX> = out0.clone();
-    if e_count > 1 {
-        let rest = |m: &MX| m.get(.., 1..e_count);
-        let before = |m: &MX| m.get(.., 0..e_count - 1);
-        let mapped = inner.f.map_with(e_count - 1, Parallelization::Serial)?;
-        let out = mapped.call(&[
-            &rest(&elems)?,
-            &before(&q_end)?,
-            &before(&v_end)?,
-            &before(&gap_end)?,
-            &rest(&h)?,
-            &rest(&u_el)?,
-            &p,
-        ])?;
-        // g, G and H (the first three outputs) differ in length between the first
-        // element and the others: stacked as columns; the rest side by side.
-        outs = out0
-            .iter()
-            .zip(&out)
-            .enumerate()
-            .map(|(i, (a, b))| {
-                if i < 3 {
-                    Ok(MX::vertcat(&[&vec(a)?, &vec(b)?])?)
-                } else {
-                    hcat(&[a, b])
-                }
-            })
-            .collect::<Result<_>>()?;
-    }
-    let mut rows = Rows::default();
-    let repeat = |v: &[f64]| {
-        std::iter::repeat_n(v.to_vec(), e_count - 1)
-            .flatten()
-            .collect::<Vec<f64>>()
+    let inputs = ChainInputs {
+        boundary0: MX::vertcat(&[&q0, &v0, &gap0])?,
+        u: table.gather(&w, "u", n_u, n)?,
+        p: p.clone(),
+        data: MX::zeros(0, n),
+        t_final: MX::scalar(ocp.horizon),
+        t_grid: MX::scalar(ocp.horizon),
     };
-    rows.push(
-        vec(&outs[0])?,
-        [first.lbg.clone(), repeat(&inner.lbg)].concat(),
-        [first.ubg.clone(), repeat(&inner.ubg)].concat(),
-    );
-    rows.labels.extend(first.row_origin.iter().map(|l| format!("element 0: element.rs:{l}")));
-    for e in 1..e_count {
-        rows.labels.extend(inner.row_origin.iter().map(|l| format!("element {e}: element.rs:{l}")));
-    }
-    if opts.use_fesd {
-        // Σ_n h_{k,n} = T/N in every interval (equidistant control grid).
-        let sums = fesd_ocp::interval_sums(&h, &interval_of, n)?;
-        let sums = sums.reshape(n, 1)? - ocp.horizon / n as f64;
-        rows.push(sums, vec![0.0; n], vec![0.0; n]);
-        rows.label("Σh = T/N");
-    }
+    let chain_opts = ChainOptions {
+        use_fesd: opts.use_fesd,
+        step_equilibration: opts.step_equilibration,
+        rho_h: opts.rho_h,
+        sum_in_time_units: true,
+    };
+    let fe = vec![n_fe; n];
+    let chain = assemble_chain(&dcs, &fe, chain_opts, &table, &w, &inputs)?;
+    let rows_of = |off: usize, len: usize| chain.boundary.get(off..off + len, ..);
+    let (q_end, v_end) = (rows_of(0, n_q)?, rows_of(n_q, n_q)?);
+    let vec = |m: &MX| m.reshape(m.numel(), 1);
+    let mut rows = Rows::default();
+    rows.push(chain.g.clone(), chain.lbg.clone(), chain.ubg.clone());
+    rows.labels.extend(chain.row_labels.iter().cloned());
     let (q_t, v_t) = (q_end.get(.., e_count - 1)?, v_end.get(.., e_count - 1)?);
     let terminal_inputs = [("q", &model.q), ("v", &model.v), ("p", &model.p)];
     if let Some(c) = &ocp.terminal {
@@ -306,23 +199,20 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         );
         rows.label("terminal constraint");
     }
-    let mut cost = outs[4].sum();
+    let mut cost = chain.quad.sum();
     if let Some(phi) = &ocp.mayer {
         cost = cost
             + expression_in("Mayer term", phi, &terminal_inputs)?
                 .call(&[&q_t, &v_t, &p])?
                 .remove(0);
     }
-    let mut f = &cost + outs[3].sum();
-    if opts.use_fesd && n_fe > 1 {
-        let (penalty, exact) = equilibration(ocp, &inner, &h, &outs[5])?;
-        f = f + penalty;
-        if let Some(r) = exact {
-            rows.push(r.clone(), vec![0.0; r.numel()], vec![0.0; r.numel()]);
-            rows.label("step equilibration");
-        }
+    let f = &cost + chain.penalty.sum() + &chain.equilibration_cost;
+    let r = &chain.equilibration_constraints;
+    if r.numel() > 0 {
+        rows.push(r.clone(), vec![0.0; r.numel()], vec![0.0; r.numel()]);
+        rows.label("step equilibration");
     }
-    let mut mpcc = Mpcc::new(w.clone(), f, vec(&outs[1])?, vec(&outs[2])?);
+    let mut mpcc = Mpcc::new(w.clone(), f, vec(&chain.pairs_g)?, vec(&chain.pairs_h)?);
     mpcc.p = par.clone();
     mpcc.g = MX::vertcat(&rows.g.iter().collect::<Vec<_>>())?;
     let g = Function::new("cls_ocp_g", &[("w", &w), ("par", &par)], &[("g", &mpcc.g)])?;
@@ -343,11 +233,11 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         "cls_ocp_outputs",
         &[("w", &w), ("par", &par)],
         &[
-            ("h", &h),
+            ("h", &chain.h),
             ("q", &hcat(&[&q0, &q_end])?),
             ("v", &hcat(&[&v0, &v_end])?),
-            ("v_post", &outs[6]),
-            ("impulse", &outs[7]),
+            ("v_post", &chain.extras[0]),
+            ("impulse", &chain.extras[1]),
             ("cost", &cost),
         ],
     )?;
