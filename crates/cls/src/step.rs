@@ -32,7 +32,7 @@ use crate::geometry::Geometry;
 use crate::kernel::{dcs_element, element_kernel, ElementKernel};
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
-use casadi::{Function, Mx, MX};
+use casadi::{Function, MX, SX};
 use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, VariableTable};
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
@@ -70,8 +70,8 @@ pub struct ClsLayout {
 
 /// One discretized interval of a rigid-body model.
 pub struct ClsStep {
-    /// The MPCC in w with parameters `(q0, v0, u, p, T)`.
-    pub mpcc: Mpcc<Mx>,
+    /// The MPCC in w with parameters `(q0, v0, u, p, T)`, expanded to SX.
+    pub mpcc: Mpcc,
     /// Every unknown block named: `tau` (FESD) and `element` of each element.
     pub table: VariableTable,
     /// Where the unknowns are.
@@ -131,15 +131,21 @@ impl ClsStep {
         let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: true };
         let chain = assemble_chain(&dcs_element(&first, &inner)?, &[n_fe], chain_opts, &table, &w, &inputs)?;
         let vec = |m: &MX| m.reshape(m.numel(), 1);
-        let mut mpcc = Mpcc::new(w.clone(), chain.penalty.sum() + &chain.equilibration_cost, vec(&chain.pairs_g)?, vec(&chain.pairs_h)?);
         let r = &chain.equilibration_constraints;
-        mpcc.g = MX::vertcat(&[&chain.g, r])?;
+        let g = MX::vertcat(&[&chain.g, r])?;
+        let f = chain.penalty.sum() + &chain.equilibration_cost;
+        // Expanded to SX: a step has few elements, inlined kernels evaluate faster.
+        let step = Function::new("cls_step", &[("w", &w), ("params", &params)], &[("f", &f), ("g", &g), ("G", &vec(&chain.pairs_g)?), ("H", &vec(&chain.pairs_h)?)])?.expand()?;
+        let (w_sx, params_sx) = (SX::sym("w", w.numel()), SX::sym("params", params.numel()));
+        let [f, g, big_g, big_h]: [SX; 4] = step.call(&[&w_sx, &params_sx])?.try_into().map_err(|_| casadi::Error::InvalidArgument("the step function has four outputs".into()))?;
+        let mut mpcc = Mpcc::new(w_sx, f, big_g, big_h);
+        mpcc.g = g;
         mpcc.lbg = chain.lbg.iter().copied().chain(std::iter::repeat_n(0.0, r.numel())).collect();
         mpcc.ubg = chain.ubg.iter().copied().chain(std::iter::repeat_n(0.0, r.numel())).collect();
         mpcc.lbw = table.lb.clone();
         mpcc.ubw = table.ub.clone();
         mpcc.w0 = table.guess.clone();
-        mpcc.p = params.clone();
+        mpcc.p = params_sx;
         mpcc.p0 = vec![0.0; params.nrow()];
         let rows = |off: usize, len: usize| chain.boundary.get(off..off + len, ..);
         let side = |a: &MX, b: MX| MX::horzcat(&[a, &b]);
@@ -155,7 +161,8 @@ impl ClsStep {
                 ("force", &chain.extras[2].reshape(n_c, n_fe * tableau.n_s())?),
                 ("gap", &side(&gap0, rows(2 * n_q, n_c)?)?),
             ],
-        )?;
+        )?
+        .expand()?;
         let layout = layout(&table, &first, &inner, n_fe, tableau.n_s());
         Ok(ClsStep { mpcc, table, layout, outputs, gaps: geo.gaps, tableau, first, inner, n_u, n_p })
     }
