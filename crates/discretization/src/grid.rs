@@ -1,8 +1,9 @@
-//! The elements of a horizon assembled from one mapped kernel: N control intervals of
-//! `fe[k]` finite elements each, their unknowns in the variable table, and the
-//! couplings between neighbours (continuity, boundary duals, Σh per interval, step
-//! equilibration, sliding exits). Optimal control uses it with N intervals; the
-//! simulator with one interval whose start, control and length are parameters.
+//! The horizon of a piecewise smooth system: N control intervals of `fe[k]` finite
+//! elements each, their unknowns in the variable table, the switched system's element
+//! (continuity and boundary duals carried from element to element, sliding exits
+//! between neighbours) driven by the DCS-independent chain ([`crate::chain`]).
+//! Optimal control uses it with N intervals; the simulator with one interval whose
+//! start, control and length are parameters.
 
 use crate::chain::{assemble_chain, element_intervals, ChainInputs, ChainOptions, DcsElement};
 use crate::element::{pss_element, ElementSizes, ElementTerms};

@@ -1,13 +1,18 @@
-//! The FESD discretization layer, shared by simulation and optimal control.
+//! The FESD discretization layer, shared by simulation and optimal control and by
+//! every dynamic complementarity system (DCS).
 //!
-//! One SX function holds everything inside one finite element (RK stage equations in
-//! the integral or differential form, the DCS at every point, cross complementarity
+//! A DCS hands over its finite element as a [`DcsElement`]: one SX function holding
+//! everything inside one element (for a switched system: RK stage equations in the
+//! integral or differential form, the DCS at every point, cross complementarity
 //! against the element's left boundary, the end state, the boundary duals, the
-//! quadrature of a stage cost); [`ElementGrid`] maps it (CasADi `map`, MX) over the
-//! N · N_FE elements of a horizon and adds small coupling kernels between neighbours
-//! (continuity, Σh per interval, step equilibration, sliding exits), so the generated
-//! C does not grow with N or N_FE. Every unknown is named in a [`VariableTable`]
-//! with its (interval, element), bounds and initial guess.
+//! quadrature of a stage cost; a rigid body adds impulse equations at its left
+//! boundary), its boundary and its switch indicator. [`assemble_chain`] maps it
+//! (CasADi `map`, MX) over the N · N_FE elements of a horizon and adds small coupling
+//! kernels between neighbours (Σh per interval, step equilibration, the DCS's own
+//! pairs), so the generated C does not grow with N or N_FE; it does not know which
+//! DCS it drives. [`ElementGrid`] is the switched systems' use of it. Every unknown
+//! is named in a [`VariableTable`] with its (interval, element), bounds and initial
+//! guess.
 //!
 //! Optimal control (`fesd-ocp`) assembles N intervals with costs and constraints on
 //! top; the simulator (`fesd-sim`) assembles one interval whose start, control,
