@@ -223,6 +223,15 @@ pub fn assemble_chain(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, table:
         return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "every interval needs at least one finite element".into() });
     }
     let interval_of = element_intervals(fe);
+    for (name, len) in dcs.blocks.iter().map(|(n, l)| (n.as_str(), *l)).chain([("tau", 1)]) {
+        let found = table.indices(name).len();
+        if found != len * e_count && !(name == "tau" && found == 0) {
+            return Err(DiscretizationError::InvalidOption {
+                name: "variable table",
+                reason: format!("{}: block {name} has {found} entries, expected {len} for each of {e_count} elements", dcs.name),
+            });
+        }
+    }
     let blocks: Vec<MX> = dcs.blocks.iter().map(|(name, len)| table.gather(w, name, *len, e_count)).collect::<casadi::Result<_>>()?;
     let taus = if !table.indices("tau").is_empty() {
         table.gather(w, "tau", 1, e_count)?
@@ -235,7 +244,8 @@ pub fn assemble_chain(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, table:
     let (u, data) = (per_element(&inputs.u)?, per_element(&inputs.data)?);
     let boundary = dcs.boundary.map_with(e_count, Parallelization::Serial)?.call(&blocks.iter().collect::<Vec<_>>())?.remove(0);
     let outs = element_outputs(dcs, e_count, &blocks, &boundary, inputs, &hs, &u, &data)?;
-    let (mut g, mut lbg, mut ubg, mut row_labels) = element_rows(dcs, e_count, &outs[output::G_ROWS])?;
+    let mut g = outs[output::G_ROWS].clone();
+    let (mut lbg, mut ubg, mut row_labels) = row_bounds(dcs, e_count);
     if opts.use_fesd {
         let sums = if opts.sum_in_time_units { column(&interval_sums(&hs, &interval_of, n)?)? - &inputs.t_final / n as f64 } else { column(&interval_sums(&taus, &interval_of, n)?)? - 1.0 };
         g = MX::vertcat(&[&g, &sums])?;
@@ -317,8 +327,8 @@ fn element_outputs(dcs: &DcsElement, e_count: usize, blocks: &[MX], boundary: &M
         .collect::<casadi::Result<_>>()?)
 }
 
-/// The elements' constraint rows with their bounds and labels.
-fn element_rows(dcs: &DcsElement, e_count: usize, g: &MX) -> Result<(MX, Vec<f64>, Vec<f64>, Vec<String>)> {
+/// Bounds and labels of the elements' constraint rows.
+fn row_bounds(dcs: &DcsElement, e_count: usize) -> (Vec<f64>, Vec<f64>, Vec<String>) {
     let (mut lbg, mut ubg, mut labels) = (Vec::new(), Vec::new(), Vec::new());
     for e in 0..e_count {
         let (lb, ub, names) = match (&dcs.first_element, e) {
@@ -329,7 +339,7 @@ fn element_rows(dcs: &DcsElement, e_count: usize, g: &MX) -> Result<(MX, Vec<f64
         ubg.extend_from_slice(ub);
         labels.extend(names.iter().map(|r| format!("element {e}: {r}")));
     }
-    Ok((g.clone(), lbg, ubg, labels))
+    (lbg, ubg, labels)
 }
 
 /// Step equilibration between neighbouring elements of each interval: its cost term

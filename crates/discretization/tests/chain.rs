@@ -93,7 +93,7 @@ fn a_dcs_of_its_own_is_chained_row_by_row() {
 }
 
 #[test]
-fn a_kernel_with_the_wrong_signature_is_refused_by_name() {
+fn a_wrong_kernel_or_table_is_refused_by_name() {
     let mut dcs = integrator();
     dcs.lbg = vec![0.0, 0.0];
     let table = VariableTable::default();
@@ -102,4 +102,7 @@ fn a_kernel_with_the_wrong_signature_is_refused_by_name() {
     let opts = ChainOptions { use_fesd: false, step_equilibration: StepEquilibration::HeuristicMean, rho_h: 1.0, sum_in_time_units: false };
     let err = assemble_chain(&dcs, &[1], opts, &table, &w, &inputs).err().expect("refused");
     assert!(err.to_string().contains("integrator") && err.to_string().contains("constraint rows"), "{err}");
+    // A table without the element's block is refused too (not read as zeros).
+    let err = assemble_chain(&integrator(), &[1], opts, &table, &w, &inputs).err().expect("refused");
+    assert!(err.to_string().contains("block x has 0 entries"), "{err}");
 }
