@@ -174,10 +174,10 @@ impl ClsStep {
     pub fn initial_guess(&self, params: &[f64]) -> Result<Vec<f64>> {
         let l = &self.layout;
         let (n_q, n_c) = (l.n_q, l.n_c);
-        let (q0, v0) = (&params[..n_q], &params[n_q..2 * n_q]);
         if params.len() != 2 * n_q + self.n_u + self.n_p + 1 {
             return Err(crate::error::ClsError::BadInput { what: "params", reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), 2 * n_q + self.n_u + self.n_p + 1) });
         }
+        let (q0, v0) = (&params[..n_q], &params[n_q..2 * n_q]);
         let (u_p, t_int) = (&params[2 * n_q..params.len() - 1], params[params.len() - 1]);
         let h_nom = t_int / l.n_fe as f64;
         let gaps = self.gaps.eval_dense(&[q0, &u_p[self.n_u..]])?.remove(0);

@@ -43,4 +43,5 @@ fn guesses_written_by_layout_are_read_back_by_the_outputs() {
     }
     // A wrong parameter vector is refused by name.
     assert!(step.initial_guess(&params[1..]).is_err());
+    assert!(step.initial_guess(&params[..3]).is_err());
 }
