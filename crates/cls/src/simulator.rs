@@ -260,7 +260,7 @@ impl ClsSimulator {
             self.solver.set_options(h)?;
             for i in 0..3 {
                 if i > 0 && fresh.is_empty() {
-                    fresh = vec![self.step.resting_guess(q, v), self.step.initial_guess(params)?];
+                    fresh = vec![self.step.resting_guess(q, v)?, self.step.initial_guess(params)?];
                 }
                 let start = if i == 0 { guess } else { &fresh[i - 1] };
                 self.solver.set_initial_guess(start)?;

@@ -199,9 +199,14 @@ impl ClsStep {
 
     /// A resting guess at `(q0, v0)`: every position and velocity unknown at the
     /// initial values, everything else zero, τ = 1/N_FE.
-    pub fn resting_guess(&self, q0: &[f64], v0: &[f64]) -> Vec<f64> {
-        let mut w = self.mpcc.w0.clone();
+    pub fn resting_guess(&self, q0: &[f64], v0: &[f64]) -> Result<Vec<f64>> {
         let l = &self.layout;
+        for (what, vals) in [("q0", q0), ("v0", v0)] {
+            if vals.len() != l.n_q {
+                return Err(crate::error::ClsError::BadInput { what, reason: format!("has {} entries, the model needs {}", vals.len(), l.n_q) });
+            }
+        }
+        let mut w = self.mpcc.w0.clone();
         let mut put = |off: usize, val: &[f64]| w[off..off + val.len()].copy_from_slice(val);
         for n in 0..l.n_fe {
             put(l.v_post[n], v0);
@@ -212,7 +217,7 @@ impl ClsStep {
             put(l.q_end[n], q0);
             put(l.v_end[n], v0);
         }
-        w
+        Ok(w)
     }
 }
 

@@ -19,7 +19,8 @@ fn guesses_written_by_layout_are_read_back_by_the_outputs() {
     let params: Vec<f64> = q0.iter().chain(&v0).copied().chain([u, t]).collect();
 
     // The resting guess: every position and velocity unknown at (q0, v0).
-    let w = step.resting_guess(&q0, &v0);
+    let w = step.resting_guess(&q0, &v0).unwrap();
+    assert!(step.resting_guess(&q0[..5], &v0).is_err());
     let out = step.outputs.eval_dense(&[&w, &params]).unwrap();
     let (h, q, v, v_post) = (&out[0], &out[1], &out[2], &out[3]);
     assert!(h.iter().all(|x| (x - t / 3.0).abs() < 1e-12), "h = {h:?}");
