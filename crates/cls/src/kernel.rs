@@ -138,6 +138,27 @@ pub(crate) fn element_kernel(
     })
 }
 
+/// The predicted unknowns of `count` consecutive elements of step `h` from `(q0, v0)`
+/// with controls `u` and parameters `p`: `first`'s guess on the first element, then
+/// `inner`'s, each from its predecessor's predicted end (position, velocity, gaps);
+/// the gaps at q0 (`gaps(q, p)`) clipped at zero, as the elements take them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn chained_guesses(first: &ElementKernel, inner: &ElementKernel, gaps: &Function, q0: &[f64], v0: &[f64], h: f64, u: &[f64], p: &[f64], count: usize) -> Result<Vec<Vec<f64>>> {
+    let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
+    let mut gap: Vec<f64> = gaps.eval_dense(&[q0, p])?.remove(0).into_iter().map(|g| g.max(0.0)).collect();
+    let mut out = Vec::with_capacity(count);
+    for e in 0..count {
+        let k = if e == 0 { first } else { inner };
+        let input: Vec<f64> = q.iter().chain(&v).chain(&gap).chain(&[h]).chain(u).chain(p).copied().collect();
+        let guess = k.guess.eval_dense(&[&input])?.remove(0);
+        q = guess[k.off_q_end..k.off_q_end + k.n_q].to_vec();
+        v = guess[k.off_v_end..k.off_v_end + k.n_q].to_vec();
+        gap = guess[k.off_gap_end..k.off_gap_end + k.n_c].to_vec();
+        out.push(guess);
+    }
+    Ok(out)
+}
+
 impl ElementKernel {
     /// What each row of `g` is: the element builder's line that wrote it.
     fn row_names(&self) -> Vec<String> {

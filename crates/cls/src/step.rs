@@ -29,7 +29,7 @@
 
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::kernel::{dcs_element, element_kernel, ElementKernel};
+use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use casadi::{Function, MX, SX};
@@ -173,26 +173,17 @@ impl ClsStep {
     /// quantities consistent with it).
     pub fn initial_guess(&self, params: &[f64]) -> Result<Vec<f64>> {
         let l = &self.layout;
-        let (n_q, n_c) = (l.n_q, l.n_c);
+        let n_q = l.n_q;
         if params.len() != 2 * n_q + self.n_u + self.n_p + 1 {
             return Err(crate::error::ClsError::BadInput { what: "params", reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), 2 * n_q + self.n_u + self.n_p + 1) });
         }
-        let (q0, v0) = (&params[..n_q], &params[n_q..2 * n_q]);
-        let (u_p, t_int) = (&params[2 * n_q..params.len() - 1], params[params.len() - 1]);
-        let h_nom = t_int / l.n_fe as f64;
-        let gaps = self.gaps.eval_dense(&[q0, &u_p[self.n_u..]])?.remove(0);
-        let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
-        let mut gap: Vec<f64> = gaps.iter().map(|g| g.max(0.0)).collect();
+        let (q0, v0, u, p) = (&params[..n_q], &params[n_q..2 * n_q], &params[2 * n_q..2 * n_q + self.n_u], &params[2 * n_q + self.n_u..params.len() - 1]);
+        let h_nom = params[params.len() - 1] / l.n_fe as f64;
         let mut w = self.mpcc.w0.clone();
-        for n in 0..l.n_fe {
-            let k = if n == 0 { &self.first } else { &self.inner };
-            let input: Vec<f64> = q.iter().chain(&v).chain(&gap).chain(&[h_nom]).chain(u_p).copied().collect();
-            let guess = k.guess.eval_dense(&[&input])?.remove(0);
+        let guesses = chained_guesses(&self.first, &self.inner, &self.gaps, q0, v0, h_nom, u, p, l.n_fe)?;
+        for (n, guess) in guesses.iter().enumerate() {
             let off = self.table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset);
-            w[off..off + k.n_w].copy_from_slice(&guess);
-            q = guess[k.off_q_end..k.off_q_end + n_q].to_vec();
-            v = guess[k.off_v_end..k.off_v_end + n_q].to_vec();
-            gap = guess[k.off_gap_end..k.off_gap_end + n_c].to_vec();
+            w[off..off + guess.len()].copy_from_slice(guess);
         }
         Ok(w)
     }

@@ -5,7 +5,7 @@
 //! step equilibration between neighbours), costs and terminal constraints; every
 //! unknown named in the variable table.
 
-use crate::kernel::{dcs_element, element_kernel, ElementKernel};
+use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
 use super::problem::{expression_in, ClsOcp};
 use crate::error::Result;
 use crate::geometry::Geometry;
@@ -53,40 +53,18 @@ fn table(
         t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
     }
     let h_nom = ocp.horizon / (n * n_fe) as f64;
-    let (mut q, mut v) = (ocp.q0.clone(), ocp.v0.clone());
-    let mut gap: Vec<f64> = geo
-        .gaps
-        .eval_dense(&[&q, &ocp.p])?
-        .remove(0)
-        .into_iter()
-        .map(|g| g.max(0.0))
-        .collect();
-    for k in 0..n {
-        for m in 0..n_fe {
-            let kernel = if k == 0 && m == 0 { first } else { inner };
-            let params: Vec<f64> = q
-                .iter()
-                .chain(&v)
-                .chain(&gap)
-                .chain(&[h_nom])
-                .chain(&ocp.u_guess)
-                .chain(&ocp.p)
-                .copied()
-                .collect();
-            let guess = kernel.guess.eval_dense(&[&params])?.remove(0);
-            let (mut lb, mut ub) = (kernel.lbw.clone(), kernel.ubw.clone());
-            for (off, lo, hi) in [
-                (kernel.off_q_end, &ocp.q_lower, &ocp.q_upper),
-                (kernel.off_v_end, &ocp.v_lower, &ocp.v_upper),
-            ] {
-                lb[off..off + n_q].copy_from_slice(lo);
-                ub[off..off + n_q].copy_from_slice(hi);
-            }
-            t.add("element", Some(k), Some(m), &lb, &ub, &guess);
-            q = guess[kernel.off_q_end..kernel.off_q_end + n_q].to_vec();
-            v = guess[kernel.off_v_end..kernel.off_v_end + n_q].to_vec();
-            gap = guess[kernel.off_gap_end..kernel.off_gap_end + kernel.n_c].to_vec();
+    let guesses = chained_guesses(first, inner, &geo.gaps, &ocp.q0, &ocp.v0, h_nom, &ocp.u_guess, &ocp.p, n * n_fe)?;
+    for (e, guess) in guesses.iter().enumerate() {
+        let kernel = if e == 0 { first } else { inner };
+        let (mut lb, mut ub) = (kernel.lbw.clone(), kernel.ubw.clone());
+        for (off, lo, hi) in [
+            (kernel.off_q_end, &ocp.q_lower, &ocp.q_upper),
+            (kernel.off_v_end, &ocp.v_lower, &ocp.v_upper),
+        ] {
+            lb[off..off + n_q].copy_from_slice(lo);
+            ub[off..off + n_q].copy_from_slice(hi);
         }
+        t.add("element", Some(e / n_fe), Some(e % n_fe), &lb, &ub, guess);
     }
     if opts.use_fesd {
         let nom = 1.0 / n_fe as f64;
