@@ -54,6 +54,26 @@ pub(crate) struct Indicators {
     pub cone: SX,
 }
 
+impl Indicators {
+    /// As one column: normal forces, gaps, boundary gap (n_c each), γ, cone slacks
+    /// (n_f each).
+    pub fn stacked(&self) -> Result<SX> {
+        vcat(&[self.force.clone(), self.gap.clone(), self.left_gap.clone(), self.gamma.clone(), self.cone.clone()])
+    }
+
+    /// The parts of a column laid out as [`Indicators::stacked`].
+    pub fn split(m: &SX, n_c: usize, n_f: usize) -> Result<Indicators> {
+        let part = |k: usize, len: usize| m.slice(k..k + len);
+        Ok(Indicators {
+            force: part(0, n_c)?,
+            gap: part(n_c, n_c)?,
+            left_gap: part(2 * n_c, n_c)?,
+            gamma: part(3 * n_c, n_f)?,
+            cone: part(3 * n_c + n_f, n_f)?,
+        })
+    }
+}
+
 /// Where an element's unknowns are, and its outputs.
 pub(crate) struct Element {
     pub v_post: SX,

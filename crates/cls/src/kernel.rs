@@ -92,8 +92,7 @@ pub(crate) fn element_kernel(
         }
         quad = quad * &h;
     }
-    let ind = &e.indicators;
-    let indicators = vcat(&[ind.force.clone(), ind.gap.clone(), ind.left_gap.clone(), ind.gamma.clone(), ind.cone.clone()])?;
+    let indicators = e.indicators.stacked()?;
     let tie = b.tie_break_cost();
     let (big_g, big_h): (Vec<SX>, Vec<SX>) = b.pairs.iter().cloned().unzip();
     let inputs = [("w", &w), ("b_in", &b_in), ("h", &h), ("u", &u), ("p", &p), ("data", &data)];
@@ -176,17 +175,7 @@ pub(crate) fn dcs_element(first: &ElementKernel, inner: &ElementKernel) -> Resul
     let boundary = Function::new("cls_boundary", &[("w", &w)], &[("b", &end)])?;
     let n_ind = 3 * n_c + 2 * n_f;
     let (ip, inx) = (SX::sym("ind_prev", n_ind), SX::sym("ind_next", n_ind));
-    let part = |m: &SX, k: usize, len: usize| m.slice(k..k + len);
-    let split = |m: &SX| -> Result<Indicators> {
-        Ok(Indicators {
-            force: part(m, 0, n_c)?,
-            gap: part(m, n_c, n_c)?,
-            left_gap: part(m, 2 * n_c, n_c)?,
-            gamma: part(m, 3 * n_c, n_f)?,
-            cone: part(m, 3 * n_c + n_f, n_f)?,
-        })
-    };
-    let eta = switch_indicator(&split(&ip)?, &split(&inx)?)?;
+    let eta = switch_indicator(&Indicators::split(&ip, n_c, n_f)?, &Indicators::split(&inx, n_c, n_f)?)?;
     let switch_indicator = Function::new("cls_switch_indicator", &[("ind_prev", &ip), ("ind_next", &inx)], &[("eta", &eta)])?;
     Ok(DcsElement {
         name: "cls".into(),
