@@ -105,15 +105,23 @@ pub struct ElementGrid {
     fe: Vec<usize>,
 }
 
-/// The `n_x` end state of element `(k, n)` in `w` laid out by `table`: its `x`
-/// block, or the last `n_x` entries of its `k` block when `last_stage` (see
-/// [`ElementGrid::end_is_last_stage`]).
-pub fn read_end_state(table: &VariableTable, w: &[f64], (k, n): (usize, usize), n_x: usize, last_stage: bool) -> Option<Vec<f64>> {
+/// Where the `n_x` end state of element `(k, n)` starts in the NLP vector laid out by
+/// `table`: its `x` block, or the last `n_x` entries of its `k` block when
+/// `last_stage` (see [`ElementGrid::end_is_last_stage`]).
+pub fn end_state_offset(table: &VariableTable, (k, n): (usize, usize), n_x: usize, last_stage: bool) -> Option<usize> {
     if last_stage {
-        table.read(w, "k", Some(k), Some(n)).and_then(|stages| stages.get(stages.len().checked_sub(n_x)?..)).map(<[f64]>::to_vec)
+        let b = table.block("k", Some(k), Some(n))?;
+        Some(b.offset + b.len.checked_sub(n_x)?)
     } else {
-        table.read(w, "x", Some(k), Some(n)).map(<[f64]>::to_vec)
+        table.block("x", Some(k), Some(n)).map(|b| b.offset)
     }
+}
+
+/// The `n_x` end state of element `(k, n)` in `w` laid out by `table` (at
+/// [`end_state_offset`]).
+pub fn read_end_state(table: &VariableTable, w: &[f64], element: (usize, usize), n_x: usize, last_stage: bool) -> Option<Vec<f64>> {
+    let off = end_state_offset(table, element, n_x, last_stage)?;
+    w.get(off..off + n_x).map(<[f64]>::to_vec)
 }
 
 /// The sums over the elements of each interval of a row of element values (`1 × E`,

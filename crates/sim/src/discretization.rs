@@ -14,7 +14,7 @@
 
 use crate::error::Result;
 use casadi::{Function, MX, SX};
-use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, IrkRepresentation, VariableTable};
+use fesd_discretization::{end_state_offset, BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, IrkRepresentation, VariableTable};
 use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
@@ -69,9 +69,7 @@ impl Layout {
             tau: grid.options().use_fesd.then(|| (0..n_fe).map(|n| offset("tau", n)).collect()),
             stage: (0..n_fe).map(|n| (0..s.n_s).map(|m| offset("k", n) + m * s.n_x).collect()).collect(),
             z: (0..n_fe).map(|n| (0..s.n_pts).map(|m| offset("z", n) + m * s.n_z).collect()).collect(),
-            x_end: (0..n_fe)
-                .map(|n| if grid.end_is_last_stage() { offset("k", n) + (s.n_s - 1) * s.n_x } else { offset("x", n) })
-                .collect(),
+            x_end: (0..n_fe).map(|n| end_state_offset(table, (0, n), s.n_x, grid.end_is_last_stage()).unwrap_or(0)).collect(),
             n_w: table.len(),
         }
     }
