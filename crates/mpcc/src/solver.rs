@@ -366,6 +366,9 @@ impl MpccSolver {
                 extra.push(("tol".into(), tol.into()));
                 if acceptable > 1e-6 && !self.opts.ipopt.iter().any(|(k, _)| k == "acceptable_tol") {
                     extra.push(("acceptable_tol".into(), acceptable.into()));
+                    if !self.opts.ipopt.iter().any(|(k, _)| k == "acceptable_iter") {
+                        extra.push(("acceptable_iter".into(), i32::try_from(self.opts.acceptable_iter).unwrap_or(i32::MAX).into()));
+                    }
                 }
             }
             let solved = match resume.take() {

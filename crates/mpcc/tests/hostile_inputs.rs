@@ -65,6 +65,9 @@ fn a_kappa_near_one_is_rejected_not_run_forever() {
     // The longest plan that is allowed still validates.
     let ok = HomotopyOptions { kappa: 0.97, ..Default::default() };
     assert!(ok.homotopy_steps() <= MAX_HOMOTOPY_STEPS && ok.validate().is_ok());
+    // Ipopt's integer options are 32-bit.
+    let huge = HomotopyOptions { acceptable_iter: usize::MAX, ..Default::default() };
+    assert!(matches!(huge.validate(), Err(MpccError::InvalidOption { name: "acceptable_iter", .. })));
 }
 
 #[test]
