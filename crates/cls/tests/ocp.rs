@@ -170,3 +170,14 @@ fn a_diagonal_push_on_a_spatial_contact_matches_the_planar_optimum() {
         assert!((got[0] - want * target).abs() < 1e-3 && (got[1] - want * target).abs() < 1e-3, "u[{k}] = {got:?} vs {want} along the diagonal");
     }
 }
+
+#[test]
+fn options_read_from_json_keep_the_rigid_body_homotopy_defaults() {
+    use fesd_cls::ClsOcpOptions;
+    let o: ClsOcpOptions = serde_json::from_str(r#"{"homotopy": {"kappa": 0.2}}"#).unwrap();
+    assert_eq!(o.homotopy, fesd_mpcc::HomotopyOptions { kappa: 0.2, ..ClsOcpOptions::default_homotopy() });
+    assert_eq!((o.homotopy.max_iter, o.homotopy.max_recoveries), (500, 10));
+    assert_eq!(serde_json::from_str::<ClsOcpOptions>("{}").unwrap(), ClsOcpOptions::default());
+    let err = serde_json::from_str::<ClsOcpOptions>(r#"{"homotopy": {"max_iters": 5}}"#).unwrap_err().to_string();
+    assert!(err.contains("max_iters"), "{err}");
+}

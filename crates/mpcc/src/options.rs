@@ -222,6 +222,12 @@ pub struct HomotopyOptions {
     /// infeasible: on the motor OCP (N = 240, 22 biactive pairs) it ran 586 iterations
     /// into local infeasibility.
     pub finish_max_iter: usize,
+    /// Ipopt's `max_iter` for each homotopy NLP unless the Ipopt options set it
+    /// (default 3 000, Ipopt's own). An NLP that reaches it is resumed from its last
+    /// primal-dual iterate (a recovery), which often frees a stalled solve: on the
+    /// rigid-body manipulation OCP the NLPs at σ = 1e-9 and 1e-10 ran 3 000 iterations
+    /// each and then converged in 867 and 34 after the resume (see `ClsOcpOptions`).
+    pub max_iter: usize,
     /// How many recoveries the homotopy may use before giving up (default 3). An NLP
     /// that ran out of iterations or time is resumed from its last iterate; any other
     /// failure (infeasible, restoration failed, …) steps back to the last good
@@ -260,6 +266,7 @@ impl Default for HomotopyOptions {
             lpec_time_limit: 10.0,
             max_branch_changes: 5,
             finish_max_iter: 100,
+            max_iter: 3000,
             max_recoveries: 3,
             verbosity: 0,
             ipopt: Vec::new(),
@@ -330,8 +337,10 @@ impl HomotopyOptions {
                 return bad(name, format!("{v} must be nonnegative and finite"));
             }
         }
-        if i32::try_from(self.acceptable_iter).is_err() {
-            return bad("acceptable_iter", format!("{} is beyond Ipopt's integer range", self.acceptable_iter));
+        for (name, v) in [("acceptable_iter", self.acceptable_iter), ("max_iter", self.max_iter)] {
+            if i32::try_from(v).is_err() {
+                return bad(name, format!("{v} is beyond Ipopt's integer range"));
+            }
         }
         if !(self.lpec_tol.is_finite() && self.lpec_tol >= 0.0) {
             return bad("lpec_tol", format!("{} must be nonnegative and finite", self.lpec_tol));

@@ -362,6 +362,9 @@ impl MpccSolver {
             let t_ipopt = Instant::now();
             let mut warm_duals = false;
             let mut extra: Vec<(String, ipopt::OptionValue)> = Vec::new();
+            if !self.opts.ipopt.iter().any(|(k, _)| k == "max_iter") {
+                extra.push(("max_iter".into(), i32::try_from(self.opts.max_iter).unwrap_or(i32::MAX).into()));
+            }
             if let Some((tol, acceptable)) = step_tol(&self.opts, sigma) {
                 extra.push(("tol".into(), tol.into()));
                 if acceptable > 1e-6 && !self.opts.ipopt.iter().any(|(k, _)| k == "acceptable_tol") {

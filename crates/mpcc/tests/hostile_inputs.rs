@@ -68,6 +68,8 @@ fn a_kappa_near_one_is_rejected_not_run_forever() {
     // Ipopt's integer options are 32-bit.
     let huge = HomotopyOptions { acceptable_iter: usize::MAX, ..Default::default() };
     assert!(matches!(huge.validate(), Err(MpccError::InvalidOption { name: "acceptable_iter", .. })));
+    let huge = HomotopyOptions { max_iter: usize::MAX, ..Default::default() };
+    assert!(matches!(huge.validate(), Err(MpccError::InvalidOption { name: "max_iter", .. })));
 }
 
 #[test]
