@@ -285,9 +285,16 @@ impl HomotopyOptions {
     /// values (for `#[serde(deserialize_with = …)]` on a field defaulting to it);
     /// unknown keys are errors as usual.
     pub fn deserialize_scholtes_direct<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Self::deserialize_onto(Self::scholtes_direct(), d)
+    }
+
+    /// Reads options whose missing fields take `defaults`' values (the body of a
+    /// `#[serde(deserialize_with = …)]` function for a field with its own defaults);
+    /// unknown keys are errors as usual.
+    pub fn deserialize_onto<'de, D: serde::Deserializer<'de>>(defaults: Self, d: D) -> std::result::Result<Self, D::Error> {
         use serde::de::Error;
         match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Object(given) => Self::scholtes_direct().with_fields(given).map_err(D::Error::custom),
+            serde_json::Value::Object(given) => defaults.with_fields(given).map_err(D::Error::custom),
             other => Err(D::Error::custom(format!("homotopy options must be a map, not {other}"))),
         }
     }

@@ -51,11 +51,7 @@ impl ClsOcpOptions {
 
 /// Reads homotopy options whose missing fields take [`ClsOcpOptions::default_homotopy`]'s values.
 fn deserialize_homotopy<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<HomotopyOptions, D::Error> {
-    use serde::de::Error;
-    match serde_json::Value::deserialize(d)? {
-        serde_json::Value::Object(given) => ClsOcpOptions::default_homotopy().with_fields(given).map_err(D::Error::custom),
-        other => Err(D::Error::custom(format!("homotopy options must be a map, not {other}"))),
-    }
+    HomotopyOptions::deserialize_onto(ClsOcpOptions::default_homotopy(), d)
 }
 
 impl Default for ClsOcpOptions {
