@@ -379,6 +379,11 @@ impl HomotopyOptions {
         steps_from_to(self.sigma_0, self.sigma_final(), self.kappa)
     }
 
+    /// True if the Ipopt options set `name` (then fesd's per-NLP value of it gives way).
+    pub fn sets_ipopt(&self, name: &str) -> bool {
+        self.ipopt.iter().any(|(k, _)| k == name)
+    }
+
     /// Adds an Ipopt option (string, integer or number).
     pub fn with_ipopt(mut self, name: &str, value: impl Into<OptionValue>) -> Self {
         self.ipopt.push((name.to_string(), value.into()));

@@ -362,14 +362,14 @@ impl MpccSolver {
             let t_ipopt = Instant::now();
             let mut warm_duals = false;
             let mut extra: Vec<(String, ipopt::OptionValue)> = Vec::new();
-            if !self.opts.ipopt.iter().any(|(k, _)| k == "max_iter") {
+            if !self.opts.sets_ipopt("max_iter") {
                 extra.push(("max_iter".into(), i32::try_from(self.opts.max_iter).unwrap_or(i32::MAX).into()));
             }
             if let Some((tol, acceptable)) = step_tol(&self.opts, sigma) {
                 extra.push(("tol".into(), tol.into()));
-                if acceptable > 1e-6 && !self.opts.ipopt.iter().any(|(k, _)| k == "acceptable_tol") {
+                if acceptable > 1e-6 && !self.opts.sets_ipopt("acceptable_tol") {
                     extra.push(("acceptable_tol".into(), acceptable.into()));
-                    if !self.opts.ipopt.iter().any(|(k, _)| k == "acceptable_iter") {
+                    if !self.opts.sets_ipopt("acceptable_iter") {
                         extra.push(("acceptable_iter".into(), i32::try_from(self.opts.acceptable_iter).unwrap_or(i32::MAX).into()));
                     }
                 }
@@ -578,7 +578,7 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
 fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<(f64, f64)> {
     let tight = (0.1 * sigma).clamp(1e-14, 1e-8);
     let acceptable = (opts.acceptable_tol_factor * sigma).min(opts.acceptable_tol_max);
-    (opts.tol_follows_sigma && !opts.ipopt.iter().any(|(k, _)| k == "tol")).then_some((tight, acceptable))
+    (opts.tol_follows_sigma && !opts.sets_ipopt("tol")).then_some((tight, acceptable))
 }
 
 /// One result from two runs: the second's outcome if it converged or got closer, the
