@@ -208,7 +208,12 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
             solver.build_time().as_secs_f64()
         );
         if let Some(f) = &result.finish {
-            text.push_str(&format!("  stationarity: {} ({} biactive pairs)\n", f.stationarity.name(), f.biactive));
+            // Biactive pairs are counted at a point with exact complementarity only.
+            if f.phase_one.is_empty() || f.stationarity.is_certified() {
+                text.push_str(&format!("  stationarity: {} ({} biactive pairs)\n", f.stationarity.name(), f.biactive));
+            } else {
+                text.push_str(&format!("  stationarity: {}\n", f.stationarity.name()));
+            }
         }
         for m in &result.messages {
             text.push_str(&format!("  note: {m}\n"));

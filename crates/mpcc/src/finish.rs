@@ -49,6 +49,11 @@ pub(crate) struct Finished {
 
 impl BranchNlp {
     fn ipopt(&self, sides: &[Side], opts: &HomotopyOptions) -> Option<IpoptSolver> {
+        self.ipopt_capped(sides, opts, opts.finish_max_iter)
+    }
+
+    /// As [`BranchNlp::ipopt`] with Ipopt's `max_iter` given.
+    fn ipopt_capped(&self, sides: &[Side], opts: &HomotopyOptions, max_iter: usize) -> Option<IpoptSolver> {
         let mut s = self.structure.clone();
         let (g0, h0) = (self.n_g, self.n_g + self.n_comp);
         for (i, side) in sides.iter().enumerate() {
@@ -67,7 +72,7 @@ impl BranchNlp {
             .set_option("mu_strategy", "adaptive")
             .set_option("tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8))
             .set_option("constr_viol_tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8))
-            .set_option("max_iter", i32::try_from(opts.finish_max_iter).unwrap_or(i32::MAX));
+            .set_option("max_iter", i32::try_from(max_iter).unwrap_or(i32::MAX));
         for (k, v) in &opts.ipopt {
             if k != "tol" && k != "constr_viol_tol" {
                 ipopt.set_option(k, v.clone());
@@ -84,6 +89,12 @@ impl BranchNlp {
         }
         let h = c.split_off(self.n_g + self.n_comp);
         Some((c[self.n_g..].to_vec(), h))
+    }
+
+    /// `max_i |G_i H_i|` at `w`.
+    fn residual(&mut self, w: &[f64]) -> Option<f64> {
+        let (g, h) = self.pairs(w)?;
+        Some(g.iter().zip(&h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs())))
     }
 
     /// Classifies every pair at `w`; `None` if some pair has both sides above the
@@ -108,8 +119,19 @@ impl BranchNlp {
 /// Runs the finish from the homotopy's point `w`; `None` where it cannot say more
 /// than the homotopy did (pairs not identified, the TNLP fails).
 pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> Option<Finished> {
-    let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0 };
+    let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0, phase_one: Vec::new() };
     let mut w = w.to_vec();
+    if opts.phase_one_radius > 0.0 && nlp.residual(&w)? > opts.finish_handover.max(opts.comp_tol) {
+        match phase_one(nlp, &w, opts, &mut report) {
+            Some(x) => w = x,
+            None => {
+                if report.phase_one.iter().all(|(_, v)| v.is_some()) && !report.phase_one.is_empty() {
+                    report.stationarity = Stationarity::LocallyInfeasible;
+                }
+                return Some(Finished { w, report });
+            }
+        }
+    }
     let mut polished = false;
     for _ in 0..=opts.max_branch_changes + 1 {
         let sides = nlp.classify(&w, opts.active_set_tol)?;
@@ -191,6 +213,115 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
     Some(Finished { w, report })
 }
 
+/// Phase I of the finish: from a point whose complementarity residual is above
+/// comp_tol, the feasibility LPEC at growing radii; the first branch feasible to first
+/// order is solved as an NLP. Returns its solution (complementarity exact), or `None`
+/// with every radius tried recorded in `report.phase_one`.
+fn phase_one(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mut FinishReport) -> Option<Vec<f64>> {
+    let tol = 10.0 * opts.lpec_tol.max(1e-10);
+    let mut radius = opts.lpec_radius.min(opts.phase_one_radius);
+    loop {
+        let lp = feasibility_lpec(nlp, w, radius, opts.lpec_time_limit);
+        report.phase_one.push((radius, lp.as_ref().map(|l| l.value)));
+        if let Some(lp) = lp.filter(|l| l.value <= tol) {
+            let start: Vec<f64> = w.iter().zip(&lp.d).enumerate().map(|(j, (x, d))| (x + d).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j])).collect();
+            // The start may be far from the branch's solution: more iterations than a finish NLP.
+            let max_iter = opts.finish_max_iter.max(500);
+            if let Some(sol) = nlp.ipopt_capped(&lp.branch, opts, max_iter)?.solve(&mut nlp.compiled, &StartPoint::primal(start), None).ok() {
+                report.nlps += 1;
+                report.iterations += sol.iterations;
+                if sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol {
+                    return Some(sol.x);
+                }
+            }
+        }
+        if radius >= opts.phase_one_radius {
+            return None;
+        }
+        radius = (10.0 * radius).min(opts.phase_one_radius);
+    }
+}
+
+/// The feasibility LPEC at `w`: `min Σ slacks` over `d` (`‖d‖∞ ≤ radius`, within the
+/// bounds of w) and one binary per pair choosing the side held at zero, subject to the
+/// linearized general constraints, `G, H ≥ 0` and the chosen side's `G = 0` or
+/// `H = 0`, each softened by slacks. Its value is `+∞` when HiGHS finds the MILP
+/// infeasible (cannot happen with every row softened, kept as a guard); `None` if
+/// HiGHS gave no answer in time.
+fn feasibility_lpec(nlp: &mut BranchNlp, w: &[f64], radius: f64, time_limit: f64) -> Option<Lpec> {
+    let (n, ng, nc) = (nlp.n_w, nlp.n_g, nlp.n_comp);
+    let (c, rows_of) = linearization(nlp, w)?;
+    // Columns: d (n), s⁺ and s⁻ of every general row (2 ng), the slacks of G ≥ 0 and
+    // H ≥ 0 (2 nc), the binaries (nc).
+    let slacks = 2 * ng + 2 * nc;
+    let mut milp = Milp {
+        cost: std::iter::repeat_n(0.0, n).chain(std::iter::repeat_n(1.0, slacks)).chain(std::iter::repeat_n(0.0, nc)).collect(),
+        col_lower: (0..n).map(|j| (nlp.structure.x_l[j] - w[j]).max(-radius)).chain(std::iter::repeat_n(0.0, slacks + nc)).collect(),
+        col_upper: (0..n)
+            .map(|j| (nlp.structure.x_u[j] - w[j]).min(radius))
+            .chain(std::iter::repeat_n(f64::INFINITY, slacks))
+            .chain(std::iter::repeat_n(1.0, nc))
+            .collect(),
+        integer: std::iter::repeat_n(false, n + slacks).chain(std::iter::repeat_n(true, nc)).collect(),
+        ..Default::default()
+    };
+    if milp.col_lower.iter().zip(&milp.col_upper).any(|(l, u)| l > u) {
+        return None;
+    }
+    let mut push = |row: Vec<(usize, f64)>, lo: f64, up: f64| {
+        milp.rows.push(row);
+        milp.row_lower.push(lo);
+        milp.row_upper.push(up);
+    };
+    for r in 0..ng {
+        let row = rows_of[r].iter().copied().chain([(n + 2 * r, 1.0), (n + 2 * r + 1, -1.0)]).collect();
+        push(row, nlp.structure.g_l[r] - c[r], nlp.structure.g_u[r] - c[r]);
+    }
+    let (g0, h0) = (ng, ng + nc);
+    for i in 0..nc {
+        let y = n + slacks + i;
+        let (t_g, t_h) = (n + 2 * ng + 2 * i, n + 2 * ng + 2 * i + 1);
+        let (rg, rh) = (&rows_of[g0 + i], &rows_of[h0 + i]);
+        let (gi, hi) = (c[g0 + i], c[h0 + i]);
+        let (mg, mh) = (big_m(rg, gi, radius), big_m(rh, hi, radius));
+        // −t_G ≤ G + ∇G d ≤ M_G y + t_G: y = 0 holds G at zero (up to its slack).
+        push(rg.iter().copied().chain([(t_g, 1.0)]).collect(), -gi, f64::INFINITY);
+        push(rg.iter().copied().chain([(y, -mg), (t_g, -1.0)]).collect(), f64::NEG_INFINITY, -gi);
+        // −t_H ≤ H + ∇H d ≤ M_H (1 − y) + t_H: y = 1 holds H at zero.
+        push(rh.iter().copied().chain([(t_h, 1.0)]).collect(), -hi, f64::INFINITY);
+        push(rh.iter().copied().chain([(y, mh), (t_h, -1.0)]).collect(), f64::NEG_INFINITY, mh - hi);
+    }
+    let sol = milp.solve(time_limit).ok()?;
+    match sol.status {
+        MilpStatus::Optimal => {
+            let branch = (0..nc).map(|i| if sol.x[n + slacks + i] < 0.5 { Side::G } else { Side::H }).collect();
+            Some(Lpec { value: sol.objective.max(0.0), d: sol.x[..n].to_vec(), branch })
+        }
+        MilpStatus::Infeasible => Some(Lpec { value: f64::INFINITY, d: vec![0.0; n], branch: vec![Side::G; nc] }),
+        _ => None,
+    }
+}
+
+/// `(g, G, H)` at `w` and the rows of their Jacobian as `(column, value)` lists.
+fn linearization(nlp: &mut BranchNlp, w: &[f64]) -> Option<(Vec<f64>, Vec<Vec<(usize, f64)>>)> {
+    let m = nlp.n_g + 2 * nlp.n_comp;
+    let mut c = vec![0.0; m];
+    let mut jac = vec![0.0; nlp.structure.jac_rows.len()];
+    if !(nlp.compiled.constraints(w, true, &mut c) && nlp.compiled.jacobian(w, false, &mut jac)) {
+        return None;
+    }
+    let mut rows_of: Vec<Vec<(usize, f64)>> = vec![Vec::new(); m];
+    for (k, &v) in jac.iter().enumerate() {
+        rows_of[nlp.structure.jac_rows[k]].push((nlp.structure.jac_cols[k], v));
+    }
+    Some((c, rows_of))
+}
+
+/// A bound on `|value + row · d|` over `‖d‖∞ ≤ radius` (big-M of a branch choice).
+fn big_m(row: &[(usize, f64)], value: f64, radius: f64) -> f64 {
+    radius * row.iter().map(|(_, v)| v.abs()).sum::<f64>() + value.abs() + 1.0
+}
+
 fn objective(nlp: &mut BranchNlp, w: &[f64]) -> Option<f64> {
     nlp.compiled.objective(w, true)
 }
@@ -204,16 +335,11 @@ struct Lpec {
 
 /// The LPEC at `w` (MILP with one binary per biactive pair).
 fn lpec(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions) -> Option<Lpec> {
-    let (n, m) = (nlp.n_w, nlp.n_g + 2 * nlp.n_comp);
+    let n = nlp.n_w;
+    let (c, rows_of) = linearization(nlp, w)?;
     let mut grad = vec![0.0; n];
-    let mut c = vec![0.0; m];
-    let mut jac = vec![0.0; nlp.structure.jac_rows.len()];
-    if !(nlp.compiled.gradient(w, true, &mut grad) && nlp.compiled.constraints(w, false, &mut c) && nlp.compiled.jacobian(w, false, &mut jac)) {
+    if !nlp.compiled.gradient(w, false, &mut grad) {
         return None;
-    }
-    let mut rows_of: Vec<Vec<(usize, f64)>> = vec![Vec::new(); m];
-    for (k, &v) in jac.iter().enumerate() {
-        rows_of[nlp.structure.jac_rows[k]].push((nlp.structure.jac_cols[k], v));
     }
     let rho = opts.lpec_radius;
     let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
@@ -235,7 +361,6 @@ fn lpec(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions) 
         push(rows_of[r].clone(), nlp.structure.g_l[r] - c[r], nlp.structure.g_u[r] - c[r]);
     }
     let (g0, h0) = (nlp.n_g, nlp.n_g + nlp.n_comp);
-    let bound = |row: &[(usize, f64)], value: f64| rho * row.iter().map(|(_, v)| v.abs()).sum::<f64>() + value.abs() + 1.0;
     for i in 0..nlp.n_comp {
         let (rg, rh) = (rows_of[g0 + i].clone(), rows_of[h0 + i].clone());
         let (gi, hi) = (c[g0 + i], c[h0 + i]);
@@ -251,7 +376,7 @@ fn lpec(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions) 
             Side::Both => {
                 // y = 0: G + ∇G d = 0 side; y = 1: H + ∇H d = 0 side (big-M).
                 let y = n + biactive.iter().position(|&b| b == i).unwrap_or(0);
-                let (mg, mh) = (bound(&rg, gi), bound(&rh, hi));
+                let (mg, mh) = (big_m(&rg, gi, rho), big_m(&rh, hi, rho));
                 push(rg.clone(), -gi, f64::INFINITY);
                 push(rg.into_iter().chain([(y, -mg)]).collect(), f64::NEG_INFINITY, -gi);
                 push(rh.clone(), -hi, f64::INFINITY);

@@ -75,17 +75,31 @@ pub enum Stationarity {
     /// Not checked, or the check could not decide (pairs not identified, an NLP or
     /// the LPEC failed).
     Unknown,
+    /// The homotopy stopped above comp_tol and no branch of the linearized MPCC is
+    /// feasible near its point: the phase-I LPEC (every pair's side free, the
+    /// linearized constraints softened by slacks, `‖d‖∞` up to
+    /// `HomotopyOptions::phase_one_radius`) has a positive optimal violation, or the
+    /// branch NLPs it proposed are infeasible. A diagnosis, not a proof: another
+    /// region may hold feasible points.
+    LocallyInfeasible,
 }
 
 impl Stationarity {
-    /// Snake-case name (`s_stationary`, `b_stationary`, `not_b_stationary`, `unknown`).
+    /// Snake-case name (`s_stationary`, `b_stationary`, `not_b_stationary`, `unknown`,
+    /// `locally_infeasible`).
     pub fn name(self) -> &'static str {
         match self {
             Stationarity::SStationary => "s_stationary",
             Stationarity::BStationary => "b_stationary",
             Stationarity::NotBStationary => "not_b_stationary",
             Stationarity::Unknown => "unknown",
+            Stationarity::LocallyInfeasible => "locally_infeasible",
         }
+    }
+
+    /// True for the certificates of stationarity (S- or B-stationary).
+    pub fn is_certified(self) -> bool {
+        matches!(self, Stationarity::SStationary | Stationarity::BStationary)
     }
 }
 
@@ -104,6 +118,12 @@ pub struct FinishReport {
     pub lpec_value: Option<f64>,
     /// How often the LPEC moved the point to another branch.
     pub branch_changes: usize,
+    /// Phase I, run when the homotopy stopped above comp_tol: per trust-region radius
+    /// tried, the optimal ℓ1 violation of the linearized constraints over every branch
+    /// (`None`: the MILP had no solution in time; infinite: even the bounds of w
+    /// admit no branch).
+    #[serde(default)]
+    pub phase_one: Vec<(f64, Option<f64>)>,
 }
 
 /// Multipliers at the final iterate (Ipopt's sign convention: `∇f + Jᵀλ + z_U − z_L = 0`).

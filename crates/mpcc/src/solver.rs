@@ -280,7 +280,7 @@ impl MpccSolver {
             // A certified point is taken (its complementarity is exact, the homotopy's only
             // approximate, so its objective may be a little higher); otherwise only if
             // it is no worse.
-            let certified = matches!(done.report.stationarity, Stationarity::SStationary | Stationarity::BStationary);
+            let certified = done.report.stationarity.is_certified();
             let no_worse = objective <= result.objective + 1e-9 * (1.0 + result.objective.abs()) || !result.status.is_converged();
             if residual <= self.opts.comp_tol && (certified || no_worse) {
                 result.w = done.w;
@@ -288,6 +288,15 @@ impl MpccSolver {
                 result.comp_residual = residual;
                 result.status = MpccStatus::Converged;
             }
+        }
+        if !done.report.phase_one.is_empty() {
+            let tried: Vec<String> = done.report.phase_one.iter().map(|(rho, v)| format!("{rho:.0e}: {}", v.map_or("no answer".into(), |v| format!("{v:.2e}")))).collect();
+            let verdict = match done.report.stationarity {
+                Stationarity::LocallyInfeasible => "no branch near the homotopy's point is feasible: the MPCC looks locally infeasible there",
+                Stationarity::Unknown => "undecided",
+                _ => "a feasible branch was found and solved",
+            };
+            result.messages.push(format!("phase I (linearized violation per trust-region radius: {}): {verdict}", tried.join(", ")));
         }
         if self.opts.verbosity >= 1 {
             let r = &done.report;

@@ -70,3 +70,54 @@ fn b_stationarity_without_s_stationarity_is_certified_by_the_lpec() {
     assert!(finish.lpec_value.unwrap().abs() <= 1e-9);
     assert!(r.w[0].abs() < 1e-8 && r.w[1].abs() < 1e-8 && (r.w[2] - 1.0).abs() < 1e-8, "{:?}", r.w);
 }
+
+/// min (x − 1)² + (y − 1)² s.t. 0 ≤ x ⊥ y ≥ 0, with a homotopy cut short at σ = 1:
+/// its NLP's solution (1, 1) has x y = 1. Phase I: at (1, 1) the best branch needs
+/// |1 + d| ≤ t on the side held at zero, so its violation is 1 − ρ for ρ < 1 and 0 at
+/// ρ = 1; that branch's NLP gives a solution, (1, 0) or (0, 1) with f = 1, which the
+/// finish then certifies.
+#[test]
+fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let mut m = Mpcc::new(w, (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0), x, y);
+    m.w0 = vec![0.5, 0.5];
+    let opts = HomotopyOptions { n_homotopy: Some(1), ..HomotopyOptions::scholtes_direct() };
+    let r = MpccSolver::new(&m, opts).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    println!("{finish:?} {:?} {:?}", r.w, r.messages);
+    let radii: Vec<f64> = finish.phase_one.iter().map(|(rho, _)| *rho).collect();
+    assert_eq!(radii, vec![1e-3, 1e-2, 1e-1, 1.0]);
+    for ((rho, v), expected) in finish.phase_one.iter().zip([1.0 - 1e-3, 1.0 - 1e-2, 1.0 - 1e-1, 0.0]) {
+        // The σ = 1 NLP ends at Ipopt's acceptable level: (1, 1) to about 1e-4.
+        assert!((v.unwrap() - expected).abs() < 1e-4, "radius {rho}: violation {v:?}, expected {expected}");
+    }
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.objective - 1.0).abs() < 1e-8, "f = {}", r.objective);
+    assert!(r.comp_residual <= 1e-12);
+    let (lo, hi) = (r.w[0].min(r.w[1]), r.w[0].max(r.w[1]));
+    assert!(lo.abs() < 1e-8 && (hi - 1.0).abs() < 1e-8, "{:?}", r.w);
+    assert_eq!(finish.stationarity, Stationarity::SStationary);
+}
+
+/// 0 ≤ x ⊥ y ≥ 0 with x, y ≥ 1: no feasible point. Every relaxed NLP below σ = 1 is
+/// infeasible; phase I finds the violation min(x, y) ≥ 1 on every branch and reports
+/// the MPCC locally infeasible, with the homotopy's status kept.
+#[test]
+fn phase_one_reports_a_locally_infeasible_mpcc() {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let mut m = Mpcc::new(w, &x + &y, x, y);
+    m.lbw = vec![1.0, 1.0];
+    m.w0 = vec![1.5, 1.5];
+    let r = MpccSolver::new(&m, HomotopyOptions::scholtes_direct()).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    println!("{:?} {finish:?} {:?} {:?}", r.status, r.w, r.messages);
+    assert!(!r.status.is_converged());
+    assert_eq!(finish.stationarity, Stationarity::LocallyInfeasible);
+    assert_eq!(finish.phase_one.len(), 4);
+    let last = finish.phase_one.last().unwrap().1.unwrap();
+    assert!((last - 1.0).abs() < 1e-6, "violation at radius 1: {last}");
+    assert!(finish.phase_one.iter().all(|(_, v)| v.unwrap() >= 1.0 - 1e-6));
+    assert!(r.messages.iter().any(|m| m.contains("locally infeasible")), "{:?}", r.messages);
+}

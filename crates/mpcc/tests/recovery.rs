@@ -2,7 +2,7 @@
 
 use fesd_mpcc::problems::lcp_least_squares;
 use casadi::SX;
-use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus};
+use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus, Stationarity};
 
 #[test]
 fn an_nlp_out_of_iterations_is_resumed() {
@@ -38,7 +38,10 @@ fn an_infeasible_step_steps_back_then_gives_up_with_the_last_iterate() {
     let good_retry = r.steps.iter().find(|s| s.recovery && s.ipopt_status.is_success()).expect("a successful recovery");
     assert!((good_retry.sigma - 0.1f64.powf(0.25)).abs() < 1e-12);
     assert!(r.messages.iter().any(|m| m.contains("back to the iterate")));
-    assert!(r.messages.last().unwrap().contains("no recovery left"));
+    assert!(r.messages.iter().any(|m| m.contains("no recovery left")), "{:?}", r.messages);
+    // No feasible point exists: phase I finds no feasible branch (the branches that are
+    // feasible to first order at radius 1 are infeasible NLPs).
+    assert_eq!(r.finish.as_ref().map(|f| f.stationarity), Some(Stationarity::LocallyInfeasible), "{:?}", r.finish);
     assert_eq!(r.w.len(), 2);
     assert!(r.w.iter().all(|v| v.is_finite()));
     // In elastic mode (the default) every NLP is feasible: the slack holds the
@@ -48,6 +51,7 @@ fn an_infeasible_step_steps_back_then_gives_up_with_the_last_iterate() {
     assert_eq!(r.status, MpccStatus::CompTolNotReached, "{:?}", r.messages);
     assert!((r.comp_residual - 0.5).abs() < 1e-6, "{}", r.comp_residual);
     assert!(r.w.iter().all(|v| (v - 0.5f64.sqrt()).abs() < 1e-5), "{:?}", r.w);
+    assert_eq!(r.finish.as_ref().map(|f| f.stationarity), Some(Stationarity::LocallyInfeasible), "{:?}", r.finish);
 }
 
 #[test]
