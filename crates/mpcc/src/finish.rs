@@ -13,6 +13,11 @@
 //!    MILP solved by HiGHS) decides: value 0 means B-stationary; a negative value gives
 //!    a descent direction into a branch (which side of each biactive pair is zero),
 //!    whose NLP is solved next, and the check repeats at its solution.
+//!
+//! Phase I comes first when the homotopy stopped above comp_tol (its point then tells
+//! no active set): a feasibility LPEC with every pair's side free looks for a branch
+//! feasible to first order near `w`; its NLP's solution starts the steps above, and
+//! where no radius gives one the finish reports the point locally infeasible.
 
 use crate::options::HomotopyOptions;
 use crate::result::{FinishReport, Stationarity};
@@ -116,8 +121,9 @@ impl BranchNlp {
     }
 }
 
-/// Runs the finish from the homotopy's point `w`; `None` where it cannot say more
-/// than the homotopy did (pairs not identified, the TNLP fails).
+/// Runs the finish from the homotopy's point `w` (phase I first if its residual is
+/// above the handover level); `None` where it cannot say more than the homotopy did
+/// (pairs not identified, the TNLP fails).
 pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> Option<Finished> {
     let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0, phase_one: Vec::new() };
     let mut w = w.to_vec();
