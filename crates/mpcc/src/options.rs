@@ -217,8 +217,9 @@ pub struct HomotopyOptions {
     pub lpec_time_limit: f64,
     /// Largest trust-region radius of the finish's phase I (default 1; 0 turns phase I
     /// off). When the homotopy stops above comp_tol (an NLP failed for good, or the
-    /// plan ended early), phase I looks for a branch near its point: an LPEC with every
-    /// pair's side free and the linearized constraints softened by slacks, minimizing
+    /// plan ended early), phase I looks for a branch near its point: an LPEC with the
+    /// side of every pair free (except where one side is 100× smaller: it stays the
+    /// zero side) and the linearized constraints softened by slacks, minimizing
     /// their ℓ1 violation within `‖d‖∞ ≤ ρ` for ρ = `lpec_radius`, 10 ρ, … up to this.
     /// The first branch that is feasible to first order is solved as an NLP from
     /// `w + d`; a solution (exact complementarity) goes on to the usual finish and its

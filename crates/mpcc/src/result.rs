@@ -76,7 +76,7 @@ pub enum Stationarity {
     /// the LPEC failed).
     Unknown,
     /// The homotopy stopped above comp_tol and no branch of the linearized MPCC is
-    /// feasible near its point: the phase-I LPEC (every pair's side free, the
+    /// feasible near its point: the phase-I LPEC (the pairs' sides free, the
     /// linearized constraints softened by slacks, `‖d‖∞` up to
     /// `HomotopyOptions::phase_one_radius`) has a positive optimal violation, or the
     /// branch NLPs it proposed are infeasible. A diagnosis, not a proof: another
