@@ -85,6 +85,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (what, v) in solver.constraint_violations(&r.w, 8)? {
             println!("  violated by {v:.2e}: {what}");
         }
+        for m in &r.mpcc.messages {
+            println!("  note: {m}");
+        }
     }
     for imp in r.impacts(1e-6).iter().filter(|i| i.contact < 2) {
         println!("impact_time = {:.6}  (boxes {}–{}, impulse {:.4})", imp.time, imp.contact + 1, imp.contact + 2, imp.impulse);
