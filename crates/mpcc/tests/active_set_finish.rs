@@ -98,6 +98,15 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
     let (lo, hi) = (r.w[0].min(r.w[1]), r.w[0].max(r.w[1]));
     assert!(lo.abs() < 1e-8 && (hi - 1.0).abs() < 1e-8, "{:?}", r.w);
     assert_eq!(finish.stationarity, Stationarity::SStationary);
+    // phase_one_radius = 0 turns it off: the finish then takes both sides of every
+    // pair as zero (threshold 10 √residual), and its LPEC moves from (0, 0) into a
+    // branch — here that finds the same solution, one branch change later.
+    let off = HomotopyOptions { n_homotopy: Some(1), phase_one_radius: 0.0, ..HomotopyOptions::scholtes_direct() };
+    let r = MpccSolver::new(&m, off).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    assert!(finish.phase_one.is_empty());
+    assert_eq!(finish.branch_changes, 1);
+    assert!(r.status.is_converged() && (r.objective - 1.0).abs() < 1e-8, "{:?} {}", r.status, r.objective);
 }
 
 /// 0 ≤ x ⊥ y ≥ 0 with x, y ≥ 1: no feasible point. Every relaxed NLP below σ = 1 is

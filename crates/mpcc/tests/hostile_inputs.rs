@@ -70,6 +70,12 @@ fn a_kappa_near_one_is_rejected_not_run_forever() {
     assert!(matches!(huge.validate(), Err(MpccError::InvalidOption { name: "acceptable_iter", .. })));
     let huge = HomotopyOptions { max_iter: usize::MAX, ..Default::default() };
     assert!(matches!(huge.validate(), Err(MpccError::InvalidOption { name: "max_iter", .. })));
+    // Phase I's radius: nonnegative and finite (0 turns phase I off).
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let o = HomotopyOptions { phase_one_radius: bad, ..Default::default() };
+        assert!(matches!(o.validate(), Err(MpccError::InvalidOption { name: "phase_one_radius", .. })), "{bad}");
+    }
+    assert!(HomotopyOptions { phase_one_radius: 0.0, ..Default::default() }.validate().is_ok());
 }
 
 #[test]
