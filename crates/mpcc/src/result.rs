@@ -119,9 +119,8 @@ pub struct FinishReport {
     /// How often the LPEC moved the point to another branch.
     pub branch_changes: usize,
     /// Phase I, run when the homotopy stopped above comp_tol: per trust-region radius
-    /// tried, the optimal ℓ1 violation of the linearized constraints over every branch
-    /// (`None`: the MILP had no solution in time; infinite: even the bounds of w
-    /// admit no branch).
+    /// tried, the optimal ℓ1 violation of the linearized constraints over the branches
+    /// its LPEC considers (`None`: HiGHS gave no answer within `lpec_time_limit`).
     #[serde(default)]
     pub phase_one: Vec<(f64, Option<f64>)>,
 }
