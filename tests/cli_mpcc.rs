@@ -110,6 +110,9 @@ fn bad_inputs_exit_with_status_2_and_a_message() {
     let (code, _, stderr) = fesd(&["mpcc", path_str(&data("quadratic_cubic.json")), "--ipopt", "no_such_option=1"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("no_such_option"), "{stderr}");
+    let (code, _, stderr) = fesd(&["mpcc", path_str(&data("quadratic_cubic.json")), "--phase-one-radius=-1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("phase_one_radius"), "{stderr}");
 }
 
 #[test]

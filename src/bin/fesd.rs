@@ -61,6 +61,10 @@ struct MpccArgs {
     /// certificate after the homotopy).
     #[arg(long = "no-active-set-finish")]
     no_active_set_finish: bool,
+    /// Largest trust-region radius of the finish's phase I, which looks for a feasible
+    /// branch when the homotopy stops above comp_tol (0: off).
+    #[arg(long = "phase-one-radius", default_value_t = 1.0)]
+    phase_one_radius: f64,
     /// Recovery attempts after a failed NLP.
     #[arg(long = "max-recoveries", default_value_t = 3)]
     max_recoveries: usize,
@@ -175,6 +179,7 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
         verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
         active_set_finish: !args.no_active_set_finish,
+        phase_one_radius: args.phase_one_radius,
         ..HomotopyOptions::default()
     };
     let mut solver = MpccSolver::new(&mpcc, opts)?;
