@@ -97,9 +97,9 @@ impl BranchNlp {
     }
 
     /// `max_i |G_i H_i|` at `w`.
-    fn residual(&mut self, w: &[f64]) -> Option<f64> {
+    pub(crate) fn residual(&mut self, w: &[f64]) -> Option<f64> {
         let (g, h) = self.pairs(w)?;
-        Some(g.iter().zip(&h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs())))
+        Some(max_product(&g, &h))
     }
 
     /// Classifies every pair at `w`; `None` if some pair has both sides above the
@@ -107,8 +107,7 @@ impl BranchNlp {
     /// are about √σ when the homotopy stops).
     fn classify(&mut self, w: &[f64], tol: f64) -> Option<Vec<Side>> {
         let (g, h) = self.pairs(w)?;
-        let residual = g.iter().zip(&h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs()));
-        let tol = tol.max(10.0 * residual.sqrt());
+        let tol = tol.max(10.0 * max_product(&g, &h).sqrt());
         g.iter()
             .zip(&h)
             .map(|(&a, &b)| match (a <= tol, b <= tol) {
@@ -121,6 +120,11 @@ impl BranchNlp {
     }
 }
 
+/// `max_i |G_i H_i|`.
+fn max_product(g: &[f64], h: &[f64]) -> f64 {
+    g.iter().zip(h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs()))
+}
+
 /// Runs the finish from the homotopy's point `w` (phase I first if its residual is
 /// above the handover level); `None` where it cannot say more than the homotopy did
 /// (pairs not identified, the TNLP fails).
@@ -131,7 +135,8 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         match phase_one(nlp, &w, opts, &mut report) {
             Some(x) => w = x,
             None => {
-                if report.phase_one.iter().all(|(_, v)| v.is_some()) && !report.phase_one.is_empty() {
+                // Phase I tries at least one radius; every one must have been decided.
+                if report.phase_one.iter().all(|(_, v)| v.is_some()) {
                     report.stationarity = Stationarity::LocallyInfeasible;
                 }
                 return Some(Finished { w, report });

@@ -357,7 +357,12 @@ impl HomotopyOptions {
                 return bad(name, format!("{v} must be positive and finite"));
             }
         }
-        for (name, v) in [("acceptable_tol_factor", self.acceptable_tol_factor), ("acceptable_tol_max", self.acceptable_tol_max)] {
+        for (name, v) in [
+            ("acceptable_tol_factor", self.acceptable_tol_factor),
+            ("acceptable_tol_max", self.acceptable_tol_max),
+            ("lpec_tol", self.lpec_tol),
+            ("phase_one_radius", self.phase_one_radius),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return bad(name, format!("{v} must be nonnegative and finite"));
             }
@@ -366,12 +371,6 @@ impl HomotopyOptions {
             if i32::try_from(v).is_err() {
                 return bad(name, format!("{v} is beyond Ipopt's integer range"));
             }
-        }
-        if !(self.lpec_tol.is_finite() && self.lpec_tol >= 0.0) {
-            return bad("lpec_tol", format!("{} must be nonnegative and finite", self.lpec_tol));
-        }
-        if !(self.phase_one_radius.is_finite() && self.phase_one_radius >= 0.0) {
-            return bad("phase_one_radius", format!("{} must be nonnegative and finite", self.phase_one_radius));
         }
         let planned = self.homotopy_steps();
         if planned > MAX_HOMOTOPY_STEPS {

@@ -631,12 +631,7 @@ fn branch_nlp_from<K: Kind>(mpcc: &Mpcc<K>, compiled: CompiledNlp) -> Result<Bra
 fn branch_eval(b: &mut BranchNlp, w: &[f64]) -> Option<(f64, f64)> {
     use ipopt::NlpCallbacks;
     let f = b.compiled.objective(w, true)?;
-    let mut c = vec![0.0; b.n_g + 2 * b.n_comp];
-    if !b.compiled.constraints(w, false, &mut c) {
-        return None;
-    }
-    let (g, h) = c[b.n_g..].split_at(b.n_comp);
-    Some((f, g.iter().zip(h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs()))))
+    Some((f, b.residual(w)?))
 }
 
 /// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.
