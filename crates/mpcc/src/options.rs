@@ -212,8 +212,7 @@ pub struct HomotopyOptions {
     /// only sides within a factor 100 of each other make a biactive pair (measured on
     /// the NOSBENCH development set together with the warm-started branch NLP: 6 416
     /// instead of 6 670 Ipopt iterations, 28 S-stationary, 4 B-stationary, none
-    /// unknown, instead of 26 / 5 / 1; the voice-coil motor at N = 30 is now certified
-    /// S-stationary with exact complementarity).
+    /// unknown, instead of 26 / 5 / 1).
     pub active_set_tol: f64,
     /// Trust-region radius ρ of the LPEC, `‖d‖∞ ≤ ρ` (default 1e-3).
     pub lpec_radius: f64,

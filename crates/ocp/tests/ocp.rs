@@ -156,6 +156,12 @@ fn voice_coil_motor_matches_the_reference_implementation() {
     let xf = r.x.last().unwrap();
     assert!((xf[0] - 0.01).abs() < 1e-8 && (xf[2] - 0.01).abs() < 1e-8);
     assert!(r.u.iter().all(|u| u[0].abs() <= 5.0 + 1e-9));
+    // The homotopy stops at comp_tol = 1e-6; the active-set finish fixes the zero side
+    // of every pair and certifies the branch solution S-stationary with exact
+    // complementarity (15 Ipopt iterations from its warm start).
+    let finish = r.mpcc.finish.as_ref().expect("finish report");
+    assert_eq!(finish.stationarity, fesd_mpcc::Stationarity::SStationary, "{finish:?}");
+    assert!(r.mpcc.comp_residual <= 1e-10, "{}", r.mpcc.comp_residual);
 }
 
 #[test]
