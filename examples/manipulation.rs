@@ -18,6 +18,7 @@
 //!
 //! Other `key=value` arguments: `sigma_0`, `kappa`, `n_fe`, `n_intervals`,
 //! `steering`, `relaxation`, `cross` (0–3), `rho_impulses`, `rho_multipliers`,
+//! `contact_tol`, `eps_c`,
 //! `max_recoveries`, `n_homotopy`, `resimulate=1`, `guess=1` (start from a simulation of a rough push-left,
 //! push-right control instead of rest); any other key is an Ipopt option.
 //!
@@ -63,6 +64,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "cross" => ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?,
             "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
             "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
+            "contact_tol" => ocp.options.cls.contact_tol = num()?,
+            "eps_c" => ocp.options.cls.eps_c = num()?,
             "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
             "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
             "guess" => guess = num()? != 0.0,
