@@ -151,7 +151,6 @@ fn a_branch_nlp_that_climbs_away_from_the_homotopys_point_is_stopped() {
     let opts = HomotopyOptions { comp_tol: 1e-4, ..HomotopyOptions::scholtes_direct() };
     let r = MpccSolver::new(&m, opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
-    println!("{finish:?} {:?} {}", r.w, r.objective);
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert!(r.objective < 1e-6, "f = {}", r.objective);
     assert!((r.w[0] - 0.005).abs() < 1e-5 && (r.w[1] - 0.005).abs() < 1e-5, "{:?}", r.w);
