@@ -559,7 +559,8 @@ impl MpccSolver {
 /// yes` for every NLP, the first included (its bound push 1e-3 instead of 1e-2 took a
 /// time-optimal car problem from 1050 to 291 iterations in its first NLP), and
 /// `bound_relax_factor 0` (Ipopt would otherwise let G, H dip 1e-8 below their bounds,
-/// and the products G_i H_i could not reach comp_tol).
+/// and the products G_i H_i could not reach comp_tol); `perturb_always_cd` as
+/// [`HomotopyOptions::perturb_always_cd`] says.
 fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> Result<(IpoptSolver, IpoptSolver)> {
     let mut ipopt = IpoptSolver::new(structure)?;
     let print_level = if opts.verbosity >= 2 { 5 } else { 0 };
@@ -569,6 +570,9 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
         .set_option("bound_relax_factor", 0.0)
         .set_option("mu_strategy", "adaptive")
         .set_option("warm_start_init_point", "yes");
+    if opts.perturb_always_cd {
+        ipopt.set_option("perturb_always_cd", "yes");
+    }
     let mut warm = ipopt.clone();
     warm.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
     for solver in [&mut ipopt, &mut warm] {
