@@ -259,7 +259,7 @@ pub struct HomotopyOptions {
     /// Ipopt's `perturb_always_cd`: regularize the constraint block of every KKT
     /// factorization by δ_c = 1e-8 μ^¼, not only after Ipopt has found the Jacobian
     /// singular (default true, off in [`HomotopyOptions::scholtes_direct`]). Measured on the
-    /// NOSBENCH development set: 5 065 instead of 6 416 Ipopt iterations, the same 32
+    /// NOSBENCH development set: 5 294 instead of 6 416 Ipopt iterations, the same 32
     /// problems solved, the same objectives except DISCM (29.52 instead of 32.24,
     /// lower); optimal control (`examples/ocp_benchmark.rs`): sliding-mode OCP 192
     /// instead of 211 iterations, voice-coil motor N = 30 / 60 / 240 274 / 529 / 901
