@@ -131,7 +131,7 @@ impl MpccSolver {
                 return Err(MpccError::InvalidOption { name, reason: "is compiled into the kernels; build a new MpccSolver".into() });
             }
         }
-        if opts.ipopt != self.opts.ipopt || opts.verbosity != self.opts.verbosity {
+        if opts.ipopt != self.opts.ipopt || opts.verbosity != self.opts.verbosity || opts.perturb_always_cd != self.opts.perturb_always_cd {
             (self.ipopt, self.ipopt_warm) = configured_ipopt(self.ipopt.structure().clone(), &opts)?;
         }
         self.opts = opts;

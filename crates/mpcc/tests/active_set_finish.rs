@@ -33,6 +33,25 @@ fn the_homotopy_alone_stops_at_a_c_stationary_point() {
     assert!(r.finish.is_none());
 }
 
+/// Ipopt's constraint regularization (`perturb_always_cd`, the MPCC default) reaches
+/// Ipopt, also when switched on a built solver: at this degenerate vertex it changes
+/// the outcome of the homotopy alone (it stops short of comp_tol), and switching it
+/// off again restores the C-stationary limit.
+#[test]
+fn the_constraint_regularization_option_reaches_ipopt() {
+    let plain = HomotopyOptions { active_set_finish: false, ..HomotopyOptions::scholtes_direct() };
+    assert!(!plain.perturb_always_cd && HomotopyOptions::default().perturb_always_cd);
+    let mut solver = MpccSolver::new(&pinned_to_the_origin(), plain.clone()).unwrap();
+    assert!(solver.solve().status.is_converged());
+    solver.set_options(HomotopyOptions { perturb_always_cd: true, ..plain.clone() }).unwrap();
+    let regularized = solver.solve();
+    assert!(!regularized.status.is_converged() && regularized.comp_residual > 1e-9, "{:?}", regularized.status);
+    solver.set_options(plain).unwrap();
+    solver.set_initial_guess(&[0.5, 0.5]).unwrap();
+    let r = solver.solve();
+    assert!(r.status.is_converged() && (r.objective - 5.0).abs() < 1e-3, "{:?} f = {}", r.status, r.objective);
+}
+
 #[test]
 fn the_finish_moves_it_to_a_b_stationary_solution() {
     let r = MpccSolver::new(&pinned_to_the_origin(), HomotopyOptions::scholtes_direct()).unwrap().solve();
