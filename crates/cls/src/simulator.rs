@@ -120,6 +120,9 @@ pub struct ClsSimulation {
     pub impacts: Vec<Impact>,
     /// One report per solved piece.
     pub steps: Vec<ClsStepReport>,
+    /// Reports of the pieces given up and replaced by two halves (every attempt
+    /// failed): what the halving cost.
+    pub halved: Vec<ClsStepReport>,
 }
 
 impl ClsSimulation {
@@ -141,6 +144,12 @@ impl ClsSimulation {
     /// Ipopt iterations of every step.
     pub fn total_iterations(&self) -> usize {
         self.steps.iter().map(|s| s.iterations).sum()
+    }
+
+    /// Ipopt iterations of the pieces given up and halved (not in
+    /// [`ClsSimulation::total_iterations`]).
+    pub fn halved_iterations(&self) -> usize {
+        self.halved.iter().map(|s| s.iterations).sum()
     }
 
     /// Steps whose MPCC did not converge (their last iterate was kept).
@@ -238,8 +247,13 @@ impl ClsSimulator {
             *guess = self.step.initial_guess(&params)?;
         }
         let may_halve = halvings < self.opts.max_step_halvings;
+        if may_halve && self.closes_within_first_element(&q, &v, p, length)? {
+            self.advance(sim, guess, u, p, t0, length / 2.0, halvings + 1)?;
+            return self.advance(sim, guess, u, p, t0 + length / 2.0, length / 2.0, halvings + 1);
+        }
         let (result, report) = self.attempt(guess, (&q, &v, &params), t0, length, halvings)?;
         if !result.status.is_converged() && may_halve {
+            sim.halved.push(report);
             self.advance(sim, guess, u, p, t0, length / 2.0, halvings + 1)?;
             return self.advance(sim, guess, u, p, t0 + length / 2.0, length / 2.0, halvings + 1);
         }
@@ -248,6 +262,24 @@ impl ClsSimulator {
         sim.steps.push(report);
         *guess = result.w;
         Ok(())
+    }
+
+    /// True if a contact open at the start of a piece of `length` (gap above
+    /// `contact_tol`, so no impulse at t = 0) closes, moving on with the velocity
+    /// `v`, before the shortest first element the piece allows, (1 − γ_h) ·
+    /// length / N_FE, can end. With cross complementarity an element whose start is
+    /// open carries no contact force, so such a piece has no solution and every
+    /// attempt at it would fail; halving it first saves them.
+    fn closes_within_first_element(&self, q: &[f64], v: &[f64], p: &[f64], length: f64) -> Result<bool> {
+        let cls = &self.opts.cls;
+        if !cls.use_fesd {
+            return Ok(false);
+        }
+        let h_min = (1.0 - cls.gamma_h) * length / cls.n_fe as f64;
+        let ahead: Vec<f64> = q.iter().zip(v).map(|(q, v)| q + h_min * v).collect();
+        let now = self.step.gaps.eval_dense(&[q, p])?.remove(0);
+        let then = self.step.gaps.eval_dense(&[&ahead, p])?.remove(0);
+        Ok(now.iter().zip(&then).any(|(g0, g1)| *g0 > cls.contact_tol && *g1 < -cls.contact_tol))
     }
 
     /// Every tier from the warm start `guess`, then the resting guess and the

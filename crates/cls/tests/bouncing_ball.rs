@@ -134,3 +134,26 @@ fn indicator_step_equilibration_keeps_the_exact_impacts() {
         assert!((r.q_final()[0] - 0.538626).abs() < 1e-6, "{mode:?}: q(T) = {}", r.q_final()[0]);
     }
 }
+
+/// An impact sooner after the step's start than its shortest first element
+/// ((1 − γ_h) · 0.15/2 = 7.5e-3 s; here at 1.98e-3 s) cannot be held by that step:
+/// the simulator sees it coming from the gap and the velocity and halves the step
+/// before any attempt (no piece given up), and the impact lands at its analytic time.
+#[test]
+fn an_impact_sooner_than_the_shortest_element_halves_the_step_before_any_attempt() {
+    let (q0, v0) = (0.002, -1.0);
+    let opts = ClsSimulatorOptions { step: 0.15, n_steps: 1, ..Default::default() };
+    let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
+    let r = sim.simulate(&[q0], &[v0], &[], &[]).unwrap();
+    assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
+    assert!(r.halved.is_empty(), "pieces given up: {:?}", r.halved);
+    assert!(r.steps[0].halvings >= 2, "{:?}", r.steps[0]);
+    let speed = (v0 * v0 + 2.0 * G * q0).sqrt();
+    let t_impact = (speed + v0) / G;
+    let got = r.impact_times();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!((got[0] - t_impact).abs() < 1e-9, "impact at {}, expected {t_impact}", got[0]);
+    let flight = 0.15 - t_impact;
+    let (q_t, v_t) = (speed * flight - 0.5 * G * flight * flight, speed - G * flight);
+    assert!((r.q_final()[0] - q_t).abs() < 1e-6 && (r.v_final()[0] - v_t).abs() < 1e-6, "({}, {}) vs ({q_t}, {v_t})", r.q_final()[0], r.v_final()[0]);
+}
