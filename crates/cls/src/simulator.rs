@@ -122,6 +122,7 @@ pub struct ClsSimulation {
     pub steps: Vec<ClsStepReport>,
     /// Reports of the pieces given up and replaced by two halves (every attempt
     /// failed): what the halving cost.
+    #[serde(default)]
     pub halved: Vec<ClsStepReport>,
 }
 
