@@ -249,20 +249,25 @@ impl ClsSimulator {
         }
         let may_halve = halvings < self.opts.max_step_halvings;
         if may_halve && self.closes_within_first_element(&q, &v, p, length)? {
-            self.advance(sim, guess, u, p, t0, length / 2.0, halvings + 1)?;
-            return self.advance(sim, guess, u, p, t0 + length / 2.0, length / 2.0, halvings + 1);
+            return self.advance_halves(sim, guess, u, p, t0, length, halvings);
         }
         let (result, report) = self.attempt(guess, (&q, &v, &params), t0, length, halvings)?;
         if !result.status.is_converged() && may_halve {
             sim.halved.push(report);
-            self.advance(sim, guess, u, p, t0, length / 2.0, halvings + 1)?;
-            return self.advance(sim, guess, u, p, t0 + length / 2.0, length / 2.0, halvings + 1);
+            return self.advance_halves(sim, guess, u, p, t0, length, halvings);
         }
         let piece = self.read(&result.w, &params)?;
         self.record(sim, &piece, t0);
         sim.steps.push(report);
         *guess = result.w;
         Ok(())
+    }
+
+    /// The piece `[t0, t0 + length]` as two halves, one halving deeper.
+    fn advance_halves(&mut self, sim: &mut ClsSimulation, guess: &mut Vec<f64>, u: &[f64], p: &[f64], t0: f64, length: f64, halvings: usize) -> Result<()> {
+        let half = length / 2.0;
+        self.advance(sim, guess, u, p, t0, half, halvings + 1)?;
+        self.advance(sim, guess, u, p, t0 + half, half, halvings + 1)
     }
 
     /// True if a contact open at the start of a piece of `length` (gap above
