@@ -19,7 +19,8 @@
 //! Other `key=value` arguments: `sigma_0`, `kappa`, `n_fe`, `n_intervals`,
 //! `steering`, `relaxation`, `cross` (0–3), `rho_impulses`, `rho_multipliers`,
 //! `contact_tol`, `eps_c`,
-//! `max_recoveries`, `n_homotopy`, `resimulate=1`, `guess=1` (start from a simulation of a rough push-left,
+//! `max_recoveries`, `n_homotopy`, `homotopy.<field>=<json>` (any field of the
+//! homotopy options, e.g. `homotopy.finish_handover=1e-4`), `resimulate=1`, `guess=1` (start from a simulation of a rough push-left,
 //! push-right control instead of rest); any other key is an Ipopt option.
 //!
 //! Run: `cargo run --release --example manipulation [-- task=three]`
@@ -70,6 +71,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
             "guess" => guess = num()? != 0.0,
             "resimulate" => {}
+            _ if k.starts_with("homotopy.") => {
+                let mut field = serde_json::Map::new();
+                field.insert(k.trim_start_matches("homotopy.").to_string(), serde_json::from_str(val)?);
+                ocp.options.homotopy = ocp.options.homotopy.with_fields(field)?;
+            }
             _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),
         }
     }

@@ -12,7 +12,10 @@
 //!    and the linearized complementarity of the biactive pairs (one binary each, a
 //!    MILP solved by HiGHS) decides: value 0 means B-stationary; a negative value gives
 //!    a descent direction into a branch (which side of each biactive pair is zero),
-//!    whose NLP is solved next, and the check repeats at its solution.
+//!    whose NLP is solved next, and the check repeats at its solution;
+//! 3. where the TNLP fails and the LPEC gives no answer in time, the branch NLP that
+//!    keeps the smaller side of each biactive pair at zero makes complementarity
+//!    exact without certifying the point (stationarity `unknown`).
 //!
 //! Phase I comes first when the homotopy stopped above comp_tol (its point then tells
 //! no active set): a feasibility LPEC with every pair's side free looks for a branch
@@ -206,7 +209,14 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         // 2. The LPEC decides.
         let lpec = match lpec(nlp, &w, &sides, opts) {
             Some(l) => l,
-            None => return Some(Finished { w, report }),
+            None => {
+                if !tnlp_solved && !polished {
+                    if let Some(x) = rounded_branch(nlp, &w, &sides, opts, &mut report) {
+                        w = x;
+                    }
+                }
+                return Some(Finished { w, report });
+            }
         };
         report.lpec_value = Some(lpec.value);
         let certified = lpec.value >= -opts.lpec_tol;
@@ -258,6 +268,33 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         w = sol.x;
     }
     Some(Finished { w, report })
+}
+
+/// Where neither the TNLP nor the LPEC gives an answer (many biactive pairs make the
+/// TNLP degenerate and the MILP too large for its time limit), the branch NLP that
+/// keeps the smaller side of every biactive pair at zero and leaves the other free:
+/// complementarity becomes exact, without a certificate. `None` if that NLP fails or
+/// climbs away from `w` (see [`guard_at`]).
+fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions, report: &mut FinishReport) -> Option<Vec<f64>> {
+    if !sides.contains(&Side::Both) {
+        return None;
+    }
+    let (g, h) = nlp.pairs(w)?;
+    let branch: Vec<Side> = sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Side::Both if h[i] < g[i] => Side::H,
+            Side::Both => Side::G,
+            other => *other,
+        })
+        .collect();
+    let f0 = objective(nlp, w)?;
+    let mut guard = guard_at(nlp, w, f0)?;
+    let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.to_vec()), Some(&mut guard)).ok()?;
+    report.nlps += 1;
+    report.iterations += sol.iterations;
+    (sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol).then_some(sol.x)
 }
 
 /// Phase I of the finish: from a point whose complementarity residual is above

@@ -177,3 +177,39 @@ fn a_branch_nlp_that_climbs_away_from_the_homotopys_point_is_stopped() {
     assert_eq!(finish.biactive, 1);
     assert!(finish.iterations <= 10, "{} finish iterations", finish.iterations);
 }
+
+/// min (x − 1)² + (y − 1)² s.t. x = y, 0 ≤ x ⊥ y ≥ 0: the homotopy follows
+/// x = y = √σ to the biactive origin, the only feasible point (f = 2). Its TNLP
+/// (x = 0, y = 0 and x = y: three equalities in two unknowns) has too few degrees of
+/// freedom for Ipopt.
+fn biactive_with_a_degenerate_tnlp() -> Mpcc {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let f = (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0);
+    let mut m = Mpcc::new(w, f, x.clone(), y.clone());
+    m.g = &x - &y;
+    m.lbg = vec![0.0];
+    m.ubg = vec![0.0];
+    m.w0 = vec![0.5, 0.5];
+    m
+}
+
+#[test]
+fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
+    // An LPEC time limit too short for HiGHS to answer: the finish falls back on the
+    // branch that keeps one side of the biactive pair at zero.
+    let opts = HomotopyOptions { lpec_time_limit: 1e-12, ..HomotopyOptions::scholtes_direct() };
+    let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), opts).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    println!("{finish:?} {:?} comp {:e}", r.w, r.comp_residual);
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert_eq!(finish.stationarity, Stationarity::Unknown);
+    assert!(finish.lpec_value.is_none());
+    assert!(r.comp_residual <= 1e-14, "{:e}", r.comp_residual);
+    assert!((r.objective - 2.0).abs() < 1e-10, "{}", r.objective);
+    // With time for the LPEC, the same point is certified.
+    let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), HomotopyOptions::scholtes_direct()).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    assert!(finish.stationarity.is_certified(), "{finish:?}");
+    assert!(r.comp_residual <= 1e-14 && (r.objective - 2.0).abs() < 1e-10, "{:e} {}", r.comp_residual, r.objective);
+}
