@@ -19,7 +19,8 @@
 //! Other `key=value` arguments: `sigma_0`, `kappa`, `n_fe`, `n_intervals`,
 //! `steering`, `relaxation`, `cross` (0–3), `rho_impulses`, `rho_multipliers`,
 //! `contact_tol`, `eps_c`,
-//! `max_recoveries`, `n_homotopy`, `homotopy.<field>=<json>` (any field of the
+//! `max_recoveries`, `n_homotopy`, `out=<file>` (the result as JSON), `warm=<file>` (start
+//! from the `w` of such a result), `homotopy.<field>=<json>` (any field of the
 //! homotopy options, e.g. `homotopy.finish_handover=1e-4`), `resimulate=1`, `guess=1` (start from a simulation of a rough push-left,
 //! push-right control instead of rest); any other key is an Ipopt option.
 //!
@@ -70,6 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
             "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
             "guess" => guess = num()? != 0.0,
+            "warm" | "out" => {}
             "resimulate" => {}
             _ if k.starts_with("homotopy.") => {
                 let mut field = serde_json::Map::new();
@@ -88,7 +90,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let failed = solver.guess_by_simulation(&u_guess)?;
         println!("initial guess simulated ({failed} of {n} intervals did not converge)");
     }
+    if let Some((_, path)) = args.iter().find(|(k, _)| k == "warm") {
+        let stored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
+        let w: Vec<f64> = serde_json::from_value(stored["w"].clone())?;
+        solver.set_initial_guess(&w)?;
+        println!("initial guess: the solution stored in {path}");
+    }
     let r = solver.solve()?;
+    if let Some((_, path)) = args.iter().find(|(k, _)| k == "out") {
+        std::fs::write(path, r.to_json()?)?;
+    }
     println!("status {:?}, {} Ipopt iterations, {:.1} s", r.status, r.mpcc.total_iterations, r.mpcc.timing.total);
     if !r.status.is_converged() {
         for (what, v) in solver.constraint_violations(&r.w, 8)? {

@@ -26,7 +26,7 @@ use crate::options::HomotopyOptions;
 use crate::result::{FinishReport, Stationarity};
 use fesd_nlp::CompiledNlp;
 use highs::{Milp, MilpStatus};
-use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, StartPoint};
+use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, Solution, StartPoint};
 
 /// Which side of a pair is held at zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +47,10 @@ pub(crate) struct BranchNlp {
     pub n_w: usize,
     pub n_g: usize,
     pub n_comp: usize,
+    /// Per pair, `j` where `G_i` (first) or `H_i` (second) is exactly `w_j`: a side
+    /// held at zero is then the bound `w_j = 0` rather than an equality row (see
+    /// [`BranchNlp::ipopt_capped`]).
+    pub pair_variables: Vec<[Option<usize>; 2]>,
 }
 
 /// Result of one run of the finish.
@@ -68,13 +72,13 @@ impl BranchNlp {
     /// unchanged on the NOSBENCH development set (both TFPOB verdicts, 32 solved).
     fn ipopt_capped(&self, sides: &[Side], opts: &HomotopyOptions, max_iter: usize) -> Option<IpoptSolver> {
         let mut s = self.structure.clone();
-        let (g0, h0) = (self.n_g, self.n_g + self.n_comp);
-        for (i, side) in sides.iter().enumerate() {
-            if matches!(side, Side::G | Side::Both) {
-                s.g_u[g0 + i] = 0.0;
-            }
-            if matches!(side, Side::H | Side::Both) {
-                s.g_u[h0 + i] = 0.0;
+        for (row, var) in self.held_at_zero(sides) {
+            match var {
+                Some(j) => {
+                    s.x_l[j] = 0.0;
+                    s.x_u[j] = 0.0;
+                }
+                None => s.g_u[row] = 0.0,
             }
         }
         let mut ipopt = IpoptSolver::new(s).ok()?;
@@ -95,6 +99,49 @@ impl BranchNlp {
             }
         }
         Some(ipopt)
+    }
+
+    /// The sides that `sides` holds at zero: their row of `(g, G, H)` and, where the
+    /// side is a variable `w_j` whose bounds admit 0, that `j`. Holding such a side by
+    /// the bound `w_j = 0` (Ipopt then removes `w_j`) keeps the branch NLP free of
+    /// repeated equality rows where several pairs share a variable — with rows, Ipopt
+    /// may refuse the NLP for having more equalities than unknowns.
+    fn held_at_zero(&self, sides: &[Side]) -> Vec<(usize, Option<usize>)> {
+        let (g0, h0) = (self.n_g, self.n_g + self.n_comp);
+        let admits_zero = |j: usize| self.structure.x_l[j] <= 0.0 && self.structure.x_u[j] >= 0.0;
+        let mut held = Vec::new();
+        for (i, side) in sides.iter().enumerate() {
+            let [vg, vh] = self.pair_variables.get(i).copied().unwrap_or([None, None]);
+            if matches!(side, Side::G | Side::Both) {
+                held.push((g0 + i, vg.filter(|&j| admits_zero(j))));
+            }
+            if matches!(side, Side::H | Side::Both) {
+                held.push((h0 + i, vh.filter(|&j| admits_zero(j))));
+            }
+        }
+        held
+    }
+
+    /// True if the TNLP's solution `sol` (at `sides`) has nonnegative multipliers ν of
+    /// every biactive side (S-stationarity). Ipopt's convention is
+    /// `∇f + Jᵀλ + z_U − z_L = 0`, so ν = −λ for a side held by its row and
+    /// ν = z_L − z_U for one held by its variable's bound. A variable that some
+    /// non-biactive side also holds at zero carries a multiplier of free sign, which
+    /// can take the whole of it: no condition there.
+    fn biactive_multipliers_nonnegative(&self, sides: &[Side], sol: &Solution) -> bool {
+        let held = self.held_at_zero(sides);
+        let biactive_row = |row: usize| {
+            let i = if row >= self.n_g + self.n_comp { row - self.n_g - self.n_comp } else { row - self.n_g };
+            sides[i] == Side::Both
+        };
+        let free_sign: std::collections::HashSet<usize> = held.iter().filter(|(row, _)| !biactive_row(*row)).filter_map(|(_, v)| *v).collect();
+        let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let scale = 1.0 + largest(&sol.mult_g).max(largest(&sol.mult_x_l)).max(largest(&sol.mult_x_u));
+        held.iter().filter(|(row, _)| biactive_row(*row)).all(|&(row, var)| match var {
+            Some(j) if free_sign.contains(&j) => true,
+            Some(j) => sol.mult_x_l[j] - sol.mult_x_u[j] >= -1e-8 * scale,
+            None => -sol.mult_g[row] >= -1e-8 * scale,
+        })
     }
 
     /// `(G, H)` at `w`.
@@ -191,16 +238,11 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         let mut tnlp_solved = false;
         let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
         if let Some(sol) = tnlp {
-            report.nlps += 1;
-            report.iterations += sol.iterations;
+            record(&mut report, opts, "tightened NLP", &sol);
             if sol.status.is_success() {
                 tnlp_solved = true;
                 w = sol.x.clone();
-                let (g0, h0) = (nlp.n_g, nlp.n_g + nlp.n_comp);
-                // Ipopt's multipliers λ (∇f + Jᵀλ = 0): ν = −λ must be ≥ 0 on biactive rows.
-                let scale = 1.0 + sol.mult_g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-                let nonneg = |i: usize| -sol.mult_g[i] >= -1e-8 * scale;
-                if biactive.iter().all(|&i| nonneg(g0 + i) && nonneg(h0 + i)) {
+                if nlp.biactive_multipliers_nonnegative(&sides, &sol) {
                     report.stationarity = Stationarity::SStationary;
                     return Some(Finished { w, report });
                 }
@@ -243,8 +285,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         let f_before = objective(nlp, &w)?;
         let mut guard = guard_at(nlp, &w, f_before)?;
         let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(start), Some(&mut guard)).ok()?;
-        report.nlps += 1;
-        report.iterations += sol.iterations;
+        record(&mut report, opts, if certified { "polishing branch NLP" } else { "LPEC branch NLP" }, &sol);
         let f_after = if sol.status.is_success() { objective(nlp, &sol.x)? } else { f64::INFINITY };
         if certified {
             // Polishing a B-stationary point into exact complementarity: take the branch
@@ -270,6 +311,15 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
     Some(Finished { w, report })
 }
 
+/// Counts one NLP of the finish in `report`; at verbosity ≥ 1 prints its outcome.
+fn record(report: &mut FinishReport, opts: &HomotopyOptions, what: &str, sol: &Solution) {
+    report.nlps += 1;
+    report.iterations += sol.iterations;
+    if opts.verbosity >= 1 {
+        println!("  finish, {what}: {:?}, {} Ipopt iterations, f = {:.8e}", sol.status, sol.iterations, sol.objective);
+    }
+}
+
 /// Where neither the TNLP nor the LPEC gives an answer (many biactive pairs make the
 /// TNLP degenerate and the MILP too large for its time limit), the branch NLP that
 /// keeps the smaller side of every biactive pair at zero and leaves the other free:
@@ -292,8 +342,7 @@ fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &Homotop
     let f0 = objective(nlp, w)?;
     let mut guard = guard_at(nlp, w, f0)?;
     let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.to_vec()), Some(&mut guard)).ok()?;
-    report.nlps += 1;
-    report.iterations += sol.iterations;
+    record(report, opts, "rounded branch NLP", &sol);
     (sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol).then_some(sol.x)
 }
 
@@ -312,8 +361,7 @@ fn phase_one(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mu
             // The start may be far from the branch's solution: more iterations than a finish NLP.
             let max_iter = opts.finish_max_iter.max(500);
             if let Some(sol) = nlp.ipopt_capped(&lp.branch, opts, max_iter)?.solve(&mut nlp.compiled, &StartPoint::primal(start), None).ok() {
-                report.nlps += 1;
-                report.iterations += sol.iterations;
+                record(report, opts, "phase I branch NLP", &sol);
                 if sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol {
                     return Some(sol.x);
                 }

@@ -22,6 +22,8 @@ pub(crate) struct RelaxedNlp<K: Kind> {
     pub bounds_as_variable_bounds: usize,
     /// How many of them the variable bounds already imply (no constraint added).
     pub implied_by_bounds: usize,
+    /// Per pair, `j` where `G_i` (first) or `H_i` (second) is exactly `w_j`.
+    pub pair_variables: Vec<[Option<usize>; 2]>,
 }
 
 /// An entry of G or H as an affine function of w, if it is one (and free of p).
@@ -128,8 +130,10 @@ impl<K: Kind> RelaxedNlp<K> {
         // G, H ≥ 0: as bounds where an entry is a variable, dropped where the bounds
         // already imply it, as constraints elsewhere.
         let mut bounds_as_variable_bounds = 0;
+        let entries = [classify(gg, w, p)?, classify(hh, w, p)?];
+        let pair_variables = entries[0].iter().zip(&entries[1]).map(|(a, b)| [a.variable(), b.variable()]).collect();
         let classes = match opts.lower_bounds {
-            LowerBounds::Bounds => [classify(gg, w, p)?, classify(hh, w, p)?],
+            LowerBounds::Bounds => entries,
             LowerBounds::Constraints => [vec![Entry::Other; nc], vec![Entry::Other; nc]],
         };
         for c in classes.iter().flatten() {
@@ -166,6 +170,6 @@ impl<K: Kind> RelaxedNlp<K> {
             &[("f", &mpcc.f), ("gh", &gh_out)],
         )?;
         let nlp = SymbolicNlp { x, p: params, f, g };
-        Ok(RelaxedNlp { nlp, report, x_l, x_u, g_l, g_u, n_slack, bounds_as_variable_bounds, implied_by_bounds: implied })
+        Ok(RelaxedNlp { nlp, report, x_l, x_u, g_l, g_u, n_slack, bounds_as_variable_bounds, implied_by_bounds: implied, pair_variables })
     }
 }

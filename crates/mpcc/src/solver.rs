@@ -83,7 +83,7 @@ impl MpccSolver {
         let structure = compiled.structure(relaxed.x_l, relaxed.x_u, relaxed.g_l, relaxed.g_u)?;
         let (ipopt, ipopt_warm) = configured_ipopt(structure, &opts)?;
         let branch = match built.pop() {
-            Some(b) => Some(branch_nlp_from(mpcc, b)?),
+            Some(b) => Some(branch_nlp_from(mpcc, b, relaxed.pair_variables)?),
             None => None,
         };
         Ok(MpccSolver {
@@ -623,12 +623,12 @@ fn branch_symbolic<K: Kind>(mpcc: &Mpcc<K>) -> Result<fesd_nlp::SymbolicNlp<K>> 
 }
 
 /// The compiled branch NLP with its bounds.
-fn branch_nlp_from<K: Kind>(mpcc: &Mpcc<K>, compiled: CompiledNlp) -> Result<BranchNlp> {
+fn branch_nlp_from<K: Kind>(mpcc: &Mpcc<K>, compiled: CompiledNlp, pair_variables: Vec<[Option<usize>; 2]>) -> Result<BranchNlp> {
     let nc = mpcc.n_comp();
     let g_l = mpcc.lbg.iter().copied().chain(std::iter::repeat_n(0.0, 2 * nc)).collect();
     let g_u = mpcc.ubg.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, 2 * nc)).collect();
     let structure = compiled.structure(mpcc.lbw.clone(), mpcc.ubw.clone(), g_l, g_u)?;
-    Ok(BranchNlp { compiled, structure, n_w: mpcc.n_w(), n_g: mpcc.g.nrow(), n_comp: nc })
+    Ok(BranchNlp { compiled, structure, n_w: mpcc.n_w(), n_g: mpcc.g.nrow(), n_comp: nc, pair_variables })
 }
 
 /// Objective and max |G_i H_i| at `w`.

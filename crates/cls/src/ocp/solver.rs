@@ -144,6 +144,16 @@ impl ClsOcpSolver {
         Ok(())
     }
 
+    /// Replaces the initial guess by `w`: every unknown in the order of
+    /// [`ClsOcpSolver::table`] (e.g. the `w` of a stored [`ClsOcpResult`]).
+    pub fn set_initial_guess(&mut self, w: &[f64]) -> Result<()> {
+        if w.len() != self.t.table.len() || w.iter().any(|x| !x.is_finite()) {
+            return Err(ClsError::BadInput { what: "w", reason: format!("{} finite values expected", self.t.table.len()) });
+        }
+        self.solver.set_initial_guess(w)?;
+        Ok(())
+    }
+
     /// Replaces the initial guess by a simulation of the guessed controls `u` (one
     /// row per interval) from the current initial state: each interval one piece of
     /// the FESD-J simulator with the OCP's own discretization (the same unknowns,
