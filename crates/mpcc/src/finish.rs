@@ -189,9 +189,12 @@ impl BranchNlp {
 /// `finish_max_iter` (the motor OCP at N = 120, r = 1e-6: the branch NLP went through
 /// restoration from f = 0.7740 up to 0.8177 and spent 100 iterations). From a point
 /// far from complementarity (a homotopy cut short) the allowance is large and the
-/// branch NLP runs as before. `None` if the residual cannot be evaluated.
-fn guard_at(nlp: &mut BranchNlp, w: &[f64], f0: f64) -> Option<impl FnMut(&ipopt::IterationInfo) -> bool> {
-    let allowance = WORSE_TOL.max(10.0 * nlp.residual(w)?.sqrt()) * f0.abs().max(1.0);
+/// branch NLP runs as before; with `unguarded` (the homotopy stopped above the
+/// handover: its point holds no comparable objective, the relaxation may have bought
+/// a lower one with complementarity violations) it always runs. `None` if the
+/// residual cannot be evaluated.
+fn guard_at(nlp: &mut BranchNlp, w: &[f64], f0: f64, unguarded: bool) -> Option<impl FnMut(&ipopt::IterationInfo) -> bool> {
+    let allowance = if unguarded { f64::INFINITY } else { WORSE_TOL.max(10.0 * nlp.residual(w)?.sqrt()) * f0.abs().max(1.0) };
     Some(move |info: &ipopt::IterationInfo| info.objective <= f0 + allowance)
 }
 
@@ -214,26 +217,36 @@ fn max_product(g: &[f64], h: &[f64]) -> f64 {
 pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> Option<Finished> {
     let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0, phase_one: Vec::new() };
     let mut w = w.to_vec();
-    if opts.phase_one_radius > 0.0 && nlp.residual(&w)? > opts.finish_handover.max(opts.comp_tol) {
+    let cut_short = nlp.residual(&w)? > opts.finish_handover.max(opts.comp_tol);
+    // Branch NLPs run without the objective guard until one has made w exact.
+    let mut unguarded = cut_short;
+    if opts.phase_one_radius > 0.0 && cut_short {
         match phase_one(nlp, &w, opts, &mut report) {
-            Some(x) => w = x,
-            None => {
-                // Phase I tries at least one radius; every one must have been decided.
-                if report.phase_one.iter().all(|(_, v)| v.is_some()) {
-                    report.stationarity = Stationarity::LocallyInfeasible;
-                }
+            Some(x) => {
+                w = x;
+                unguarded = false;
+            }
+            // Phase I tries at least one radius; every one must have been decided.
+            None if report.phase_one.iter().all(|(_, v)| v.is_some()) => {
+                report.stationarity = Stationarity::LocallyInfeasible;
                 return Some(Finished { w, report });
             }
+            // Undecided (no LPEC answer in time): the pairs' sides at w decide, as
+            // after a homotopy that reached the handover.
+            None => {}
         }
     }
     let mut polished = false;
     for _ in 0..=opts.max_branch_changes + 1 {
-        let sides = nlp.classify(&w, opts.active_set_tol)?;
+        let Some(sides) = nlp.classify(&w, opts.active_set_tol) else {
+            // Unidentified pairs: nothing to say unless phase I or an NLP ran.
+            return (report.nlps > 0 || !report.phase_one.is_empty()).then_some(Finished { w, report });
+        };
         report.biactive = sides.iter().filter(|s| **s == Side::Both).count();
         // 1. The TNLP at this active set. It can fail where it is degenerate (e.g. more
         //    equalities than variables at biactive pairs); the LPEC then decides at w.
         let f0 = objective(nlp, &w)?;
-        let mut guard = guard_at(nlp, &w, f0)?;
+        let mut guard = guard_at(nlp, &w, f0, unguarded)?;
         let tnlp = nlp.ipopt(&sides, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.clone()), Some(&mut guard)).ok();
         let mut tnlp_solved = false;
         let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
@@ -241,6 +254,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             record(&mut report, opts, "tightened NLP", &sol);
             if sol.status.is_success() {
                 tnlp_solved = true;
+                unguarded = false;
                 w = sol.x.clone();
                 if nlp.biactive_multipliers_nonnegative(&sides, &sol) {
                     report.stationarity = Stationarity::SStationary;
@@ -253,7 +267,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             Some(l) => l,
             None => {
                 if !tnlp_solved && !polished {
-                    if let Some(x) = rounded_branch(nlp, &w, &sides, opts, &mut report) {
+                    if let Some(x) = rounded_branch(nlp, &w, &sides, opts, unguarded, &mut report) {
                         w = x;
                     }
                 }
@@ -283,7 +297,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             .map(|(j, (x, d))| (x + if certified { 0.0 } else { *d }).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j]))
             .collect();
         let f_before = objective(nlp, &w)?;
-        let mut guard = guard_at(nlp, &w, f_before)?;
+        let mut guard = guard_at(nlp, &w, f_before, unguarded)?;
         let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(start), Some(&mut guard)).ok()?;
         record(&mut report, opts, if certified { "polishing branch NLP" } else { "LPEC branch NLP" }, &sol);
         let f_after = if sol.status.is_success() { objective(nlp, &sol.x)? } else { f64::INFINITY };
@@ -295,6 +309,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             let moved = w.iter().zip(&sol.x).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
             if f_after.is_finite() && moved <= opts.lpec_radius * size {
                 w = sol.x;
+                unguarded = false;
             } else {
                 report.stationarity = Stationarity::BStationary;
                 return Some(Finished { w, report });
@@ -307,6 +322,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             return Some(Finished { w, report });
         }
         w = sol.x;
+        unguarded = false;
     }
     Some(Finished { w, report })
 }
@@ -325,7 +341,7 @@ fn record(report: &mut FinishReport, opts: &HomotopyOptions, what: &str, sol: &S
 /// keeps the smaller side of every biactive pair at zero and leaves the other free:
 /// complementarity becomes exact, without a certificate. `None` if that NLP fails or
 /// climbs away from `w` (see [`guard_at`]).
-fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions, report: &mut FinishReport) -> Option<Vec<f64>> {
+fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions, unguarded: bool, report: &mut FinishReport) -> Option<Vec<f64>> {
     if !sides.contains(&Side::Both) {
         return None;
     }
@@ -340,7 +356,7 @@ fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &Homotop
         })
         .collect();
     let f0 = objective(nlp, w)?;
-    let mut guard = guard_at(nlp, w, f0)?;
+    let mut guard = guard_at(nlp, w, f0, unguarded)?;
     let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.to_vec()), Some(&mut guard)).ok()?;
     record(report, opts, "rounded branch NLP", &sol);
     (sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol).then_some(sol.x)

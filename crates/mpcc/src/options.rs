@@ -229,7 +229,9 @@ pub struct HomotopyOptions {
     /// The first branch that is feasible to first order is solved as an NLP from
     /// `w + d`; a solution (exact complementarity) goes on to the usual finish and its
     /// certificate. If every radius leaves a violation or an infeasible branch NLP,
-    /// the finish reports [`Stationarity::LocallyInfeasible`](crate::Stationarity).
+    /// the finish reports [`Stationarity::LocallyInfeasible`](crate::Stationarity);
+    /// if HiGHS gives no answer in time at some radius, the finish goes on from the
+    /// homotopy's point with the sides it shows, as after a handover.
     /// On the NOSBENCH development set's two time-freezing problems that both the
     /// reference and fesd fail, the violation at ρ = 1e-3 / 1e-2 / 0.1 / 1 is 0.158 /
     /// 0.063 / 0.021 / (no answer within `lpec_time_limit`) on TFPOB_…_STEP_4 and

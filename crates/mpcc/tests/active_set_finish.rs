@@ -128,6 +128,33 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
     assert!(r.status.is_converged() && (r.objective - 1.0).abs() < 1e-8, "{:?} {}", r.status, r.objective);
 }
 
+/// The same stopped homotopy when phase I's LPECs get no answer in time (a time limit
+/// too short for HiGHS; its presolve alone may still answer the small radii, not
+/// ρ = 1): phase I is undecided, and the finish goes on from the homotopy's point
+/// with the sides it shows (both sides below 10 √residual: biactive), whose tightened
+/// NLP makes complementarity exact at (0, 0), f = 2; where HiGHS answers the LPEC
+/// there, its descent direction leads on to the S-stationary (1, 0) or (0, 1), f = 1.
+#[test]
+fn an_undecided_phase_one_still_hands_the_point_to_the_finish() {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let mut m = Mpcc::new(w, (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0), x, y);
+    m.w0 = vec![0.5, 0.5];
+    let opts = HomotopyOptions { n_homotopy: Some(1), lpec_time_limit: 1e-12, ..HomotopyOptions::scholtes_direct() };
+    let r = MpccSolver::new(&m, opts).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    println!("{finish:?} {:?} {:?}", r.w, r.messages);
+    assert_eq!(finish.phase_one.len(), 4);
+    assert!(finish.phase_one.iter().any(|(_, v)| v.is_none()), "{:?}", finish.phase_one);
+    assert!(finish.nlps >= 1);
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!(r.comp_residual <= 1e-12, "{:e}", r.comp_residual);
+    match finish.stationarity {
+        Stationarity::SStationary => assert!((r.objective - 1.0).abs() < 1e-8, "{}", r.objective),
+        other => assert!(other == Stationarity::Unknown && (r.objective - 2.0).abs() < 1e-8, "{other:?} {}", r.objective),
+    }
+}
+
 /// 0 ≤ x ⊥ y ≥ 0 with x, y ≥ 1: no feasible point. Every relaxed NLP below σ = 1 is
 /// infeasible; phase I finds the violation min(x, y) ≥ 1 on every branch and reports
 /// the MPCC locally infeasible, with the homotopy's status kept.
