@@ -60,11 +60,7 @@ pub(crate) struct Finished {
 }
 
 impl BranchNlp {
-    fn ipopt(&self, sides: &[Side], opts: &HomotopyOptions) -> Option<IpoptSolver> {
-        self.ipopt_capped(sides, opts, opts.finish_max_iter)
-    }
-
-    /// As [`BranchNlp::ipopt`] with Ipopt's `max_iter` given. Every start is warm
+    /// Ipopt for the branch NLP of `sides`, with Ipopt's `max_iter` given. Every start is warm
     /// (bound pushes 1e-9), so a variable at a bound stays there instead of moving
     /// 1e-2 inward: the finish's starts are the homotopy's point or one LPEC step from
     /// it, feasible to about comp_tol (the motor OCP's branch NLP at N = 30: 15 Ipopt
@@ -142,6 +138,31 @@ impl BranchNlp {
             Some(j) => sol.mult_x_l[j] - sol.mult_x_u[j] >= -1e-8 * scale,
             None => -sol.mult_g[row] >= -1e-8 * scale,
         })
+    }
+
+    /// Solves the branch NLP of `sides` from `start` (at most `max_iter` Ipopt
+    /// iterations), resuming it from its last primal-dual iterate and barrier
+    /// parameter up to `finish_resumes` times while it runs out of iterations; the
+    /// returned solution counts the iterations of every run. `guard` may stop it.
+    fn solve(&mut self, sides: &[Side], opts: &HomotopyOptions, max_iter: usize, start: StartPoint, guard: &mut dyn FnMut(&ipopt::IterationInfo) -> bool) -> Option<Solution> {
+        let ipopt = self.ipopt_capped(sides, opts, max_iter)?;
+        let last_mu = std::cell::Cell::new(f64::NAN);
+        let mut watch = |info: &ipopt::IterationInfo| {
+            last_mu.set(info.mu);
+            guard(info)
+        };
+        let mut sol = ipopt.solve(&mut self.compiled, &start, Some(&mut watch)).ok()?;
+        for _ in 0..opts.finish_resumes {
+            if sol.status != ipopt::ApplicationReturnStatus::MaximumIterationsExceeded {
+                break;
+            }
+            let mu = last_mu.get();
+            let extra: Vec<(String, ipopt::OptionValue)> = if mu.is_finite() && mu > 0.0 { vec![("mu_init".into(), mu.into())] } else { Vec::new() };
+            let before = sol.iterations;
+            sol = ipopt.solve_with(&mut self.compiled, &sol.warm_start(), Some(&mut watch), &extra).ok()?;
+            sol.iterations += before;
+        }
+        Some(sol)
     }
 
     /// `(G, H)` at `w`.
@@ -247,7 +268,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         //    equalities than variables at biactive pairs); the LPEC then decides at w.
         let f0 = objective(nlp, &w)?;
         let mut guard = guard_at(nlp, &w, f0, unguarded)?;
-        let tnlp = nlp.ipopt(&sides, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.clone()), Some(&mut guard)).ok();
+        let tnlp = nlp.solve(&sides, opts, opts.finish_max_iter, StartPoint::primal(w.clone()), &mut guard);
         let mut tnlp_solved = false;
         let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
         if let Some(sol) = tnlp {
@@ -298,7 +319,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             .collect();
         let f_before = objective(nlp, &w)?;
         let mut guard = guard_at(nlp, &w, f_before, unguarded)?;
-        let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(start), Some(&mut guard)).ok()?;
+        let sol = nlp.solve(&branch, opts, opts.finish_max_iter, StartPoint::primal(start), &mut guard)?;
         record(&mut report, opts, if certified { "polishing branch NLP" } else { "LPEC branch NLP" }, &sol);
         let f_after = if sol.status.is_success() { objective(nlp, &sol.x)? } else { f64::INFINITY };
         if certified {
@@ -357,7 +378,7 @@ fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &Homotop
         .collect();
     let f0 = objective(nlp, w)?;
     let mut guard = guard_at(nlp, w, f0, unguarded)?;
-    let sol = nlp.ipopt(&branch, opts)?.solve(&mut nlp.compiled, &StartPoint::primal(w.to_vec()), Some(&mut guard)).ok()?;
+    let sol = nlp.solve(&branch, opts, opts.finish_max_iter, StartPoint::primal(w.to_vec()), &mut guard)?;
     record(report, opts, "rounded branch NLP", &sol);
     (sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol).then_some(sol.x)
 }
@@ -376,7 +397,7 @@ fn phase_one(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mu
             let start: Vec<f64> = w.iter().zip(&lp.d).enumerate().map(|(j, (x, d))| (x + d).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j])).collect();
             // The start may be far from the branch's solution: more iterations than a finish NLP.
             let max_iter = opts.finish_max_iter.max(500);
-            if let Some(sol) = nlp.ipopt_capped(&lp.branch, opts, max_iter)?.solve(&mut nlp.compiled, &StartPoint::primal(start), None).ok() {
+            if let Some(sol) = nlp.solve(&lp.branch, opts, max_iter, StartPoint::primal(start), &mut |_: &ipopt::IterationInfo| true) {
                 record(report, opts, "phase I branch NLP", &sol);
                 if sol.status.is_success() && nlp.residual(&sol.x)? <= opts.comp_tol {
                     return Some(sol.x);

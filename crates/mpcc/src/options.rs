@@ -246,6 +246,11 @@ pub struct HomotopyOptions {
     /// infeasible: on the motor OCP (N = 240, 22 biactive pairs) it ran 586 iterations
     /// into local infeasibility.
     pub finish_max_iter: usize,
+    /// How often an NLP of the finish that reaches `finish_max_iter` is resumed from
+    /// its last primal-dual iterate and barrier parameter (default 0; the rigid-body
+    /// OCP's default is 3: its branch NLPs stall on resting frictional contacts as
+    /// its homotopy NLPs do).
+    pub finish_resumes: usize,
     /// Ipopt's `max_iter` for each homotopy NLP unless the Ipopt options set it
     /// (default 3 000, Ipopt's own). An NLP that reaches it is resumed from its last
     /// primal-dual iterate (a recovery), which often frees a stalled solve: on the
@@ -299,6 +304,7 @@ impl Default for HomotopyOptions {
             acceptable_iter: 15,
             active_set_finish: true,
             finish_handover: 1e-7,
+            finish_resumes: 0,
             active_set_tol: 1e-6,
             lpec_radius: 1e-3,
             lpec_tol: 1e-9,

@@ -240,3 +240,20 @@ fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
     assert!(finish.stationarity.is_certified(), "{finish:?}");
     assert!(r.comp_residual <= 1e-14 && (r.objective - 2.0).abs() < 1e-10, "{:e} {}", r.comp_residual, r.objective);
 }
+
+/// A finish NLP that runs out of iterations is resumed from its last primal-dual
+/// iterate `finish_resumes` times: with two iterations per run the branch NLP out of
+/// the origin cannot reach (1, 0) in one run, but does over several.
+#[test]
+fn finish_nlps_out_of_iterations_are_resumed() {
+    let capped = HomotopyOptions { finish_max_iter: 2, ..HomotopyOptions::scholtes_direct() };
+    let r = MpccSolver::new(&pinned_to_the_origin(), capped.clone()).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    assert!((r.objective - 5.0).abs() < 1e-3 && !finish.stationarity.is_certified(), "{finish:?} f = {}", r.objective);
+    let resumed = HomotopyOptions { finish_resumes: 20, ..capped };
+    let r = MpccSolver::new(&pinned_to_the_origin(), resumed).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    assert!(finish.stationarity.is_certified(), "{finish:?}");
+    assert!((r.objective - 4.0).abs() < 1e-8 && (r.w[0] - 1.0).abs() < 1e-8 && r.w[1].abs() < 1e-8, "{:?} f = {}", r.w, r.objective);
+    assert!(finish.iterations > 2, "{finish:?}");
+}
