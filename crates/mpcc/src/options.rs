@@ -247,9 +247,10 @@ pub struct HomotopyOptions {
     /// into local infeasibility.
     pub finish_max_iter: usize,
     /// How often an NLP of the finish that reaches `finish_max_iter` is resumed from
-    /// its last primal-dual iterate and barrier parameter (default 0; the rigid-body
-    /// OCP's default is 3: its branch NLPs stall on resting frictional contacts as
-    /// its homotopy NLPs do).
+    /// its last primal-dual iterate and barrier parameter (default 0: a branch NLP
+    /// starts within comp_tol of its solution, so one that needs more is usually
+    /// degenerate or infeasible; on the three-box manipulation OCP, 1 195 biactive
+    /// pairs, both of its finish NLPs ran 4 × 500 iterations without converging).
     pub finish_resumes: usize,
     /// Ipopt's `max_iter` for each homotopy NLP unless the Ipopt options set it
     /// (default 3 000, Ipopt's own). An NLP that reaches it is resumed from its last
