@@ -11,13 +11,28 @@ use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, Stationarity};
 /// MPCC-LICQ fails and the point is not B-stationary (d = (1, 0) descends). The branch
 /// y = 0 has the solution (1, 0) with f = 4.
 fn pinned_to_the_origin() -> Mpcc {
+    nearest_to(2.0, f64::INFINITY)
+}
+
+/// min (x − 1)² + (y − 1)² s.t. 0 ≤ x ⊥ y ≥ 0, from (0.5, 0.5): the solutions (1, 0)
+/// and (0, 1), f = 1.
+fn two_branches() -> Mpcc {
     let w = SX::sym("w", 2);
     let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
-    let f = (&x - 1.0).powf(2.0) + (&y - 2.0).powf(2.0);
+    let mut m = Mpcc::new(w, (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0), x, y);
+    m.w0 = vec![0.5, 0.5];
+    m
+}
+
+/// min (x − 1)² + (y − b)² s.t. 0 ≤ x − y ≤ u, 0 ≤ x ⊥ y ≥ 0, from (0.5, 0.5).
+fn nearest_to(b: f64, u: f64) -> Mpcc {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let f = (&x - 1.0).powf(2.0) + (&y - b).powf(2.0);
     let mut m = Mpcc::new(w, f, x.clone(), y.clone());
     m.g = &x - &y;
     m.lbg = vec![0.0];
-    m.ubg = vec![f64::INFINITY];
+    m.ubg = vec![u];
     m.w0 = vec![0.5, 0.5];
     m
 }
@@ -97,10 +112,7 @@ fn b_stationarity_without_s_stationarity_is_certified_by_the_lpec() {
 /// finish then certifies.
 #[test]
 fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
-    let w = SX::sym("w", 2);
-    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
-    let mut m = Mpcc::new(w, (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0), x, y);
-    m.w0 = vec![0.5, 0.5];
+    let m = two_branches();
     let opts = HomotopyOptions { n_homotopy: Some(1), ..HomotopyOptions::scholtes_direct() };
     let r = MpccSolver::new(&m, opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
@@ -136,10 +148,7 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
 /// there, its descent direction leads on to the S-stationary (1, 0) or (0, 1), f = 1.
 #[test]
 fn an_undecided_phase_one_still_hands_the_point_to_the_finish() {
-    let w = SX::sym("w", 2);
-    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
-    let mut m = Mpcc::new(w, (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0), x, y);
-    m.w0 = vec![0.5, 0.5];
+    let m = two_branches();
     let opts = HomotopyOptions { n_homotopy: Some(1), lpec_time_limit: 1e-12, ..HomotopyOptions::scholtes_direct() };
     let r = MpccSolver::new(&m, opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
@@ -207,18 +216,10 @@ fn a_branch_nlp_that_climbs_away_from_the_homotopys_point_is_stopped() {
 
 /// min (x − 1)² + (y − 1)² s.t. x = y, 0 ≤ x ⊥ y ≥ 0: the homotopy follows
 /// x = y = √σ to the biactive origin, the only feasible point (f = 2). Its TNLP
-/// (x = 0, y = 0 and x = y: three equalities in two unknowns) has too few degrees of
-/// freedom for Ipopt.
+/// (x = 0 and y = 0 fix both unknowns, the equality x = y is left with none) has too
+/// few degrees of freedom for Ipopt.
 fn biactive_with_a_degenerate_tnlp() -> Mpcc {
-    let w = SX::sym("w", 2);
-    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
-    let f = (&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0);
-    let mut m = Mpcc::new(w, f, x.clone(), y.clone());
-    m.g = &x - &y;
-    m.lbg = vec![0.0];
-    m.ubg = vec![0.0];
-    m.w0 = vec![0.5, 0.5];
-    m
+    nearest_to(1.0, 0.0)
 }
 
 #[test]
