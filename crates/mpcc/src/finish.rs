@@ -237,26 +237,11 @@ fn max_product(g: &[f64], h: &[f64]) -> f64 {
 /// (pairs not identified, the TNLP fails).
 pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> Option<Finished> {
     let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0, phase_one: Vec::new() };
-    let mut w = w.to_vec();
-    let cut_short = nlp.residual(&w)? > opts.finish_handover.max(opts.comp_tol);
     // Branch NLPs run without the objective guard until one has made w exact.
-    let mut unguarded = cut_short;
-    if opts.phase_one_radius > 0.0 && cut_short {
-        match phase_one(nlp, &w, opts, &mut report) {
-            Some(x) => {
-                w = x;
-                unguarded = false;
-            }
-            // Phase I tries at least one radius; every one must have been decided.
-            None if report.phase_one.iter().all(|(_, v)| v.is_some()) => {
-                report.stationarity = Stationarity::LocallyInfeasible;
-                return Some(Finished { w, report });
-            }
-            // Undecided (no LPEC answer in time): the pairs' sides at w decide, as
-            // after a homotopy that reached the handover.
-            None => {}
-        }
-    }
+    let (mut w, mut unguarded) = match start(nlp, w, opts, &mut report)? {
+        Ok(go_on) => go_on,
+        Err(w) => return Some(Finished { w, report }),
+    };
     let mut polished = false;
     for _ in 0..=opts.max_branch_changes + 1 {
         let Some(sides) = nlp.classify(&w, opts.active_set_tol) else {
@@ -346,6 +331,28 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         unguarded = false;
     }
     Some(Finished { w, report })
+}
+
+/// Where the finish starts: the homotopy's point `w`, or, if the homotopy stopped above
+/// the handover, phase I's solution. `Ok((point, unguarded))` to go on (`unguarded`:
+/// the point is not exact, so its objective is no yardstick for [`guard_at`]);
+/// `Err(w)` when phase I decided every radius without a feasible branch (reported
+/// locally infeasible). An undecided phase I (no LPEC answer in time) goes on from `w`
+/// with the sides it shows, as after a handover.
+fn start(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mut FinishReport) -> Option<Result<(Vec<f64>, bool), Vec<f64>>> {
+    let cut_short = nlp.residual(w)? > opts.finish_handover.max(opts.comp_tol);
+    if !(opts.phase_one_radius > 0.0 && cut_short) {
+        return Some(Ok((w.to_vec(), cut_short)));
+    }
+    Some(match phase_one(nlp, w, opts, report) {
+        Some(x) => Ok((x, false)),
+        // Phase I tries at least one radius; every one must have been decided.
+        None if report.phase_one.iter().all(|(_, v)| v.is_some()) => {
+            report.stationarity = Stationarity::LocallyInfeasible;
+            Err(w.to_vec())
+        }
+        None => Ok((w.to_vec(), true)),
+    })
 }
 
 /// Counts one NLP of the finish in `report`; at verbosity ≥ 1 prints its outcome.
