@@ -68,7 +68,7 @@ impl BranchNlp {
     /// unchanged on the NOSBENCH development set (both TFPOB verdicts, 32 solved).
     fn ipopt_capped(&self, sides: &[Side], opts: &HomotopyOptions, max_iter: usize) -> Option<IpoptSolver> {
         let mut s = self.structure.clone();
-        for (row, var) in self.held_at_zero(sides) {
+        for (_, row, var) in self.held_at_zero(sides) {
             match var {
                 Some(j) => {
                     s.x_l[j] = 0.0;
@@ -97,22 +97,22 @@ impl BranchNlp {
         Some(ipopt)
     }
 
-    /// The sides that `sides` holds at zero: their row of `(g, G, H)` and, where the
-    /// side is a variable `w_j` whose bounds admit 0, that `j`. Holding such a side by
+    /// The sides that `sides` holds at zero: their pair, their row of `(g, G, H)` and,
+    /// where the side is a variable `w_j` whose bounds admit 0, that `j`. Holding such a side by
     /// the bound `w_j = 0` (Ipopt then removes `w_j`) keeps the branch NLP free of
     /// repeated equality rows where several pairs share a variable — with rows, Ipopt
     /// may refuse the NLP for having more equalities than unknowns.
-    fn held_at_zero(&self, sides: &[Side]) -> Vec<(usize, Option<usize>)> {
+    fn held_at_zero(&self, sides: &[Side]) -> Vec<(usize, usize, Option<usize>)> {
         let (g0, h0) = (self.n_g, self.n_g + self.n_comp);
         let admits_zero = |j: usize| self.structure.x_l[j] <= 0.0 && self.structure.x_u[j] >= 0.0;
         let mut held = Vec::new();
         for (i, side) in sides.iter().enumerate() {
             let [vg, vh] = self.pair_variables.get(i).copied().unwrap_or([None, None]);
             if matches!(side, Side::G | Side::Both) {
-                held.push((g0 + i, vg.filter(|&j| admits_zero(j))));
+                held.push((i, g0 + i, vg.filter(|&j| admits_zero(j))));
             }
             if matches!(side, Side::H | Side::Both) {
-                held.push((h0 + i, vh.filter(|&j| admits_zero(j))));
+                held.push((i, h0 + i, vh.filter(|&j| admits_zero(j))));
             }
         }
         held
@@ -126,14 +126,11 @@ impl BranchNlp {
     /// can take the whole of it: no condition there.
     fn biactive_multipliers_nonnegative(&self, sides: &[Side], sol: &Solution) -> bool {
         let held = self.held_at_zero(sides);
-        let biactive_row = |row: usize| {
-            let i = if row >= self.n_g + self.n_comp { row - self.n_g - self.n_comp } else { row - self.n_g };
-            sides[i] == Side::Both
-        };
-        let free_sign: std::collections::HashSet<usize> = held.iter().filter(|(row, _)| !biactive_row(*row)).filter_map(|(_, v)| *v).collect();
+        let (biactive, others): (Vec<_>, Vec<_>) = held.into_iter().partition(|(i, _, _)| sides[*i] == Side::Both);
+        let free_sign: std::collections::HashSet<usize> = others.iter().filter_map(|(_, _, v)| *v).collect();
         let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let scale = 1.0 + largest(&sol.mult_g).max(largest(&sol.mult_x_l)).max(largest(&sol.mult_x_u));
-        held.iter().filter(|(row, _)| biactive_row(*row)).all(|&(row, var)| match var {
+        biactive.iter().all(|&(_, row, var)| match var {
             Some(j) if free_sign.contains(&j) => true,
             Some(j) => sol.mult_x_l[j] - sol.mult_x_u[j] >= -1e-8 * scale,
             None => -sol.mult_g[row] >= -1e-8 * scale,

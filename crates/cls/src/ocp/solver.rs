@@ -145,11 +145,9 @@ impl ClsOcpSolver {
     }
 
     /// Replaces the initial guess by `w`: every unknown in the order of
-    /// [`ClsOcpSolver::table`] (e.g. the `w` of a stored [`ClsOcpResult`]).
+    /// [`ClsOcpSolver::table`] (e.g. the `w` of a stored [`ClsOcpResult`]); a wrong
+    /// length or a non-finite value is the MPCC solver's typed error.
     pub fn set_initial_guess(&mut self, w: &[f64]) -> Result<()> {
-        if w.len() != self.t.table.len() || w.iter().any(|x| !x.is_finite()) {
-            return Err(ClsError::BadInput { what: "w", reason: format!("{} finite values expected", self.t.table.len()) });
-        }
         self.solver.set_initial_guess(w)?;
         Ok(())
     }
