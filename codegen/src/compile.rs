@@ -81,6 +81,19 @@ impl Default for CompileOptions {
 }
 
 impl CompileOptions {
+    /// Stores `text` under `key` in the kernel cache (keyed, like every cache entry, by
+    /// the compiler command and CasADi's version too): what a layer derived from the
+    /// sources of a cached library, so that a later run need not derive it again.
+    /// Written atomically; a concurrent writer of the same key wins or loses whole.
+    pub fn record_note(&self, key: &str, text: &str) -> Result<()> {
+        record_note(key, text, self)
+    }
+
+    /// The text [`CompileOptions::record_note`] stored under `key`, if any.
+    pub fn find_note(&self, key: &str) -> Option<String> {
+        find_note(key, self)
+    }
+
     /// The cache directory these options resolve to.
     pub fn resolved_cache_dir(&self) -> PathBuf {
         if let Some(d) = &self.cache_dir {
@@ -318,9 +331,9 @@ fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration
     Ok(())
 }
 
-/// The alias file of `alias` under these options (the compiler command and where the
-/// constant tables go are part of it).
-fn alias_path(alias: &str, opts: &CompileOptions) -> PathBuf {
+/// The file under `<cache>/<kind>/` that holds what is recorded for `key` under these
+/// options (the compiler command and where the constant tables go are part of it).
+fn keyed_path(kind: &str, key: &str, opts: &CompileOptions) -> PathBuf {
     let mut h = Sha256::new();
     h.update(b"fesd-alias-v2\0");
     h.update(casadi::CASADI_VERSION.as_bytes());
@@ -328,28 +341,49 @@ fn alias_path(alias: &str, opts: &CompileOptions) -> PathBuf {
     h.update(format!("{:?}\0", opts.tables_out_of_line).as_bytes());
     h.update(compiler_command(opts).join("\x1f").as_bytes());
     h.update(b"\0");
-    h.update(alias.as_bytes());
-    opts.resolved_cache_dir().join("aliases").join(hex(&h.finalize()[..16]))
+    h.update(key.as_bytes());
+    opts.resolved_cache_dir().join(kind).join(hex(&h.finalize()[..16]))
+}
+
+/// Writes `text` to `path` atomically (a private temporary sibling renamed into place).
+fn write_keyed(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
+    // A private name per call: threads and processes may record the same key at once.
+    static KEYED_COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let unique = KEYED_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_extension(format!("{}-{unique}.tmp", std::process::id()));
+    std::fs::write(&tmp, text.as_bytes()).map_err(io_err("writing", &tmp))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err("renaming into", path)(e)
+    })
 }
 
 /// Records that `alias` compiles to the object at `lib` (a path inside the cache).
 pub(crate) fn record_alias(alias: &str, lib: &Path, opts: &CompileOptions) -> Result<()> {
-    let path = alias_path(alias, opts);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
-    // A private name per call: threads and processes may record the same alias at once.
-    static ALIAS_COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let unique = ALIAS_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = path.with_extension(format!("{}-{unique}.tmp", std::process::id()));
-    std::fs::write(&tmp, lib.to_string_lossy().as_bytes()).map_err(io_err("writing", &tmp))?;
-    std::fs::rename(&tmp, &path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io_err("renaming into", &path)(e)
-    })
+    write_keyed(&keyed_path("aliases", alias, opts), &lib.to_string_lossy())
+}
+
+/// Stores `text` under `key` in the cache for these compile options (see
+/// [`CompileOptions::record_note`]).
+pub(crate) fn record_note(key: &str, text: &str, opts: &CompileOptions) -> Result<()> {
+    write_keyed(&keyed_path("notes", key, opts), text)
+}
+
+/// The text recorded under `key` for these compile options, if any.
+pub(crate) fn find_note(key: &str, opts: &CompileOptions) -> Option<String> {
+    std::fs::read_to_string(keyed_path("notes", key, opts)).ok()
+}
+
+/// The object at `lib` if it exists and matches its recorded hash.
+pub(crate) fn verified(lib: &Path) -> Option<&Path> {
+    matches!(verify(lib), Ok(Some(()))).then_some(lib)
 }
 
 /// The verified object recorded under `alias`, if any.
 pub(crate) fn find_alias(alias: &str, opts: &CompileOptions) -> Option<PathBuf> {
-    let lib = PathBuf::from(std::fs::read_to_string(alias_path(alias, opts)).ok()?);
-    matches!(verify(&lib), Ok(Some(()))).then_some(lib)
+    let lib = PathBuf::from(std::fs::read_to_string(keyed_path("aliases", alias, opts)).ok()?);
+    verified(&lib)?;
+    Some(lib)
 }

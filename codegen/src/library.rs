@@ -196,6 +196,16 @@ impl KernelLibrary {
         crate::compile::record_alias(alias, &self.path, opts)
     }
 
+    /// The cached object at `path` (e.g. a [`KernelLibrary::path`] remembered in a
+    /// note), verified against its recorded hash and loaded with its kernels `kernels`;
+    /// `None` if it is gone or damaged.
+    pub fn load_verified(path: &Path, module: &str, kernels: &[String]) -> Result<Option<KernelLibrary>> {
+        match crate::compile::verified(path) {
+            Some(path) => Ok(Some(Self::open_module(path, module, kernels, CacheOutcome::Hit)?)),
+            None => Ok(None),
+        }
+    }
+
     /// The library recorded under `alias` (for these compile options), verified and
     /// loaded, with its kernels `kernels`; `None` if there is none (or it is damaged).
     pub fn load_alias(alias: &str, module: &str, kernels: &[String], opts: &CompileOptions) -> Result<Option<KernelLibrary>> {

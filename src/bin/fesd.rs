@@ -7,7 +7,7 @@
 
 use clap::{Parser, Subcommand};
 use fesd::ipopt::OptionValue;
-use fesd::mpcc::{nosbench, HomotopyOptions, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
+use fesd::mpcc::{CompileOptions, HomotopyOptions, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -160,11 +160,6 @@ fn emit(text: &str) -> std::io::Result<()> {
 
 fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dyn std::error::Error>> {
     let redirect = StdoutToStderr::new(args.json);
-    let mut mpcc = nosbench::read_file(&args.file)?;
-    let read = started.elapsed();
-    if let Some(p0) = &args.p0 {
-        mpcc.p0 = p0.clone();
-    }
     let opts = HomotopyOptions {
         sigma_0: args.sigma_0,
         kappa: args.kappa,
@@ -182,14 +177,17 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
         phase_one_radius: args.phase_one_radius,
         ..HomotopyOptions::default()
     };
-    let mut solver = MpccSolver::new(&mpcc, opts)?;
+    let mut solver = MpccSolver::from_file(&args.file, opts, &CompileOptions::default())?;
+    if let Some(p0) = &args.p0 {
+        solver.set_parameters(p0)?;
+    }
     let built = started.elapsed();
     let result = solver.solve();
     if args.verbose >= 1 {
         println!(
-            "start-up: read and checked in {:.1} ms, NLP built in {:.1} ms (kernels cached: {}), first Ipopt iteration {:.1} ms after process start",
-            read.as_secs_f64() * 1e3,
-            (built - read).as_secs_f64() * 1e3,
+            "start-up: solver ready {:.1} ms after process start (file prepared by an earlier run: {}; kernels cached: {}), first Ipopt iteration {:.1} ms after process start",
+            built.as_secs_f64() * 1e3,
+            solver.prepared_from_cache(),
             solver.kernels_cached(),
             (built.as_secs_f64() + result.timing.first_iteration) * 1e3
         );

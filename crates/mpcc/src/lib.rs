@@ -14,7 +14,9 @@
 //! - [`HomotopyOptions`]: σ_0, κ, comp_tol, σ_N, [`Relaxation`] (Scholtes or
 //!   Fischer–Burmeister, inequality or equality), [`Steering`] (direct, ℓ∞ or ℓ1
 //!   elastic), [`LowerBounds`], warm start of duals, recovery, verbosity, Ipopt options.
-//! - [`MpccSolver`]: compile once, [`MpccSolver::solve`] many times.
+//! - [`MpccSolver`]: compile once, [`MpccSolver::solve`] many times;
+//!   [`MpccSolver::from_file`] reads a NOSBENCH file and prepares it, so the next run
+//!   of the same file skips its expressions (see [`MpccSolver::prepared_from_cache`]).
 //! - [`MpccResult`]: status ([`MpccStatus::Converged`] only when the residual reached
 //!   comp_tol *and* the last NLP succeeded), iterate, multipliers, homotopy table,
 //!   timing split — serializable as JSON.
@@ -39,6 +41,7 @@ mod error;
 mod finish;
 pub mod nosbench;
 mod options;
+mod prepared;
 mod problem;
 pub mod problems;
 mod relax;

@@ -4,7 +4,7 @@
 //! are the non-standard tokens `Infinity` / `-Infinity` (also `NaN`).
 
 use crate::error::{MpccError, Result};
-use crate::problem::{apply, Mpcc};
+use crate::problem::{apply, Mpcc, MpccData};
 use casadi::{Function, SX};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -17,8 +17,8 @@ pub fn read_file(path: &Path) -> Result<Mpcc> {
 
 /// Parses and validates an MPCC from the JSON text.
 pub fn from_str(text: &str) -> Result<Mpcc> {
-    let value: Value = serde_json::from_str(&quote_non_finite(text)).map_err(|e| MpccError::Format(e.to_string()))?;
-    let obj = value.as_object().ok_or_else(|| MpccError::Format("the top level must be a JSON object".into()))?;
+    let value = parse(text)?;
+    let obj = object(&value)?;
     let w = symbols(obj, "w")?;
     let p = symbols(obj, "p")?;
     let fun = |name: &str| -> Result<SX> {
@@ -30,22 +30,35 @@ pub fn from_str(text: &str) -> Result<Mpcc> {
     let g = fun("g_fun")?;
     let big_g = fun("G_fun")?;
     let big_h = fun("H_fun")?;
-    let mpcc = Mpcc {
+    let MpccData { lbw, ubw, lbg, ubg, w0, p0 } = data(obj)?;
+    let mpcc = Mpcc { lbw, ubw, lbg, ubg, w0, p0, w, p, f, g, big_g, big_h };
+    mpcc.validate()?;
+    Ok(mpcc)
+}
+
+/// The numbers of an MPCC file (bounds, initial guess, parameter values), without
+/// reading its expressions.
+pub(crate) fn data_from_str(text: &str) -> Result<MpccData> {
+    data(object(&parse(text)?)?)
+}
+
+fn parse(text: &str) -> Result<Value> {
+    serde_json::from_str(&quote_non_finite(text)).map_err(|e| MpccError::Format(e.to_string()))
+}
+
+fn object(value: &Value) -> Result<&Map<String, Value>> {
+    value.as_object().ok_or_else(|| MpccError::Format("the top level must be a JSON object".into()))
+}
+
+fn data(obj: &Map<String, Value>) -> Result<MpccData> {
+    Ok(MpccData {
         lbw: numbers(obj, "lbw")?,
         ubw: numbers(obj, "ubw")?,
         lbg: numbers(obj, "lbg")?,
         ubg: numbers(obj, "ubg")?,
         w0: numbers(obj, "w0")?,
         p0: numbers_or_empty(obj, "p0")?,
-        w,
-        p,
-        f,
-        g,
-        big_g,
-        big_h,
-    };
-    mpcc.validate()?;
-    Ok(mpcc)
+    })
 }
 
 fn string<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a str> {

@@ -38,6 +38,30 @@ pub struct Mpcc<K: Kind = Sx> {
     pub p0: Vec<f64>,
 }
 
+/// The bounds and initial data of an MPCC: everything of it but its expressions.
+#[derive(Clone, Debug)]
+pub(crate) struct MpccData {
+    pub lbw: Vec<f64>,
+    pub ubw: Vec<f64>,
+    pub lbg: Vec<f64>,
+    pub ubg: Vec<f64>,
+    pub w0: Vec<f64>,
+    pub p0: Vec<f64>,
+}
+
+impl MpccData {
+    pub fn of<K: Kind>(mpcc: &Mpcc<K>) -> Self {
+        MpccData {
+            lbw: mpcc.lbw.clone(),
+            ubw: mpcc.ubw.clone(),
+            lbg: mpcc.lbg.clone(),
+            ubg: mpcc.ubg.clone(),
+            w0: mpcc.w0.clone(),
+            p0: mpcc.p0.clone(),
+        }
+    }
+}
+
 fn dim(what: impl Into<String>, expected: impl ToString, got: impl ToString) -> MpccError {
     MpccError::Dimension { what: what.into(), expected: expected.to_string(), got: got.to_string() }
 }

@@ -2,9 +2,61 @@
 
 use crate::error::Result;
 use crate::options::{HomotopyOptions, LowerBounds, Relaxation, Steering};
-use crate::problem::Mpcc;
+use crate::problem::{Mpcc, MpccData};
 use casadi::{Function, Kind, Matrix};
 use fesd_nlp::SymbolicNlp;
+use serde::{Deserialize, Serialize};
+
+/// What building the relaxed NLP decided from the expressions (sizes, which G/H ≥ 0
+/// conditions became bounds or rows): with the MPCC's numbers it gives the relaxed
+/// NLP's bounds, so a prepared problem can be solved again without its expressions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RelaxedLayout {
+    /// Number of complementarity pairs.
+    pub n_comp: usize,
+    /// Number of slack variables appended to w.
+    pub n_slack: usize,
+    /// Variables that are some G_i or H_i: their lower bound becomes max(lb, 0).
+    pub nonnegative: Vec<usize>,
+    /// Number of `G_i ≥ 0`, `H_i ≥ 0` rows appended to the constraints.
+    pub lower_bound_rows: usize,
+    /// How many of the G, H ≥ 0 conditions became variable bounds.
+    pub bounds_as_variable_bounds: usize,
+    /// How many of them the variable bounds already imply (no constraint added).
+    pub implied_by_bounds: usize,
+    /// Per pair, `j` where `G_i` (first) or `H_i` (second) is exactly `w_j`.
+    pub pair_variables: Vec<[Option<usize>; 2]>,
+}
+
+/// Bounds of an NLP's variables and constraints.
+pub(crate) struct NlpBounds {
+    pub x_l: Vec<f64>,
+    pub x_u: Vec<f64>,
+    pub g_l: Vec<f64>,
+    pub g_u: Vec<f64>,
+}
+
+impl RelaxedLayout {
+    /// Variable bounds of `x = (w, s)`: w's, raised to 0 where w_j is a side of a pair.
+    fn variable_bounds(&self, data: &MpccData) -> (Vec<f64>, Vec<f64>) {
+        let mut x_l: Vec<f64> = data.lbw.iter().copied().chain(std::iter::repeat_n(0.0, self.n_slack)).collect();
+        let x_u: Vec<f64> = data.ubw.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, self.n_slack)).collect();
+        for &j in &self.nonnegative {
+            x_l[j] = x_l[j].max(0.0);
+        }
+        (x_l, x_u)
+    }
+
+    /// The relaxed NLP's bounds: `g` as the MPCC has them, the relaxed products
+    /// (`≤ 0`, or `= 0` for an equality relaxation), then the `G, H ≥ 0` rows.
+    pub fn bounds(&self, data: &MpccData, opts: &HomotopyOptions) -> NlpBounds {
+        let (x_l, x_u) = self.variable_bounds(data);
+        let r_lower = if opts.relaxation.is_equality() { 0.0 } else { f64::NEG_INFINITY };
+        let g_l = data.lbg.iter().copied().chain(std::iter::repeat_n(r_lower, self.n_comp)).chain(std::iter::repeat_n(0.0, self.lower_bound_rows)).collect();
+        let g_u = data.ubg.iter().copied().chain(std::iter::repeat_n(0.0, self.n_comp)).chain(std::iter::repeat_n(f64::INFINITY, self.lower_bound_rows)).collect();
+        NlpBounds { x_l, x_u, g_l, g_u }
+    }
+}
 
 /// The relaxed NLP `min f + penalty(s)/σ s.t. g, r(G, H, τ), [G, H ≥ 0]` in
 /// variables `x = (w, s)` and parameters `(p, σ)`, plus its bounds.
@@ -12,18 +64,8 @@ pub(crate) struct RelaxedNlp<K: Kind> {
     pub nlp: SymbolicNlp<K>,
     /// `report(x, (p, σ)) -> (f, G∘H)`: the original objective and the complementarity products.
     pub report: Function,
-    pub x_l: Vec<f64>,
-    pub x_u: Vec<f64>,
-    pub g_l: Vec<f64>,
-    pub g_u: Vec<f64>,
-    /// Number of slack variables appended to w.
-    pub n_slack: usize,
-    /// How many of the G, H ≥ 0 conditions became variable bounds.
-    pub bounds_as_variable_bounds: usize,
-    /// How many of them the variable bounds already imply (no constraint added).
-    pub implied_by_bounds: usize,
-    /// Per pair, `j` where `G_i` (first) or `H_i` (second) is exactly `w_j`.
-    pub pair_variables: Vec<[Option<usize>; 2]>,
+    /// Sizes and bound decisions (with the MPCC's numbers: the bounds).
+    pub layout: RelaxedLayout,
 }
 
 /// An entry of G or H as an affine function of w, if it is one (and free of p).
@@ -119,30 +161,26 @@ impl<K: Kind> RelaxedNlp<K> {
         let penalty = if n_slack == 0 { Matrix::scalar(0.0) } else { s.sum() / &sigma };
         let f = &mpcc.f + &penalty;
 
-        let mut x_l: Vec<f64> = mpcc.lbw.iter().copied().chain(std::iter::repeat_n(0.0, n_slack)).collect();
-        let x_u: Vec<f64> = mpcc.ubw.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, n_slack)).collect();
         let mut constraints: Vec<Matrix<K>> = vec![mpcc.g.clone(), relaxed];
-        let mut g_l = mpcc.lbg.clone();
-        let mut g_u = mpcc.ubg.clone();
-        let r_lower = if opts.relaxation.is_equality() { 0.0 } else { f64::NEG_INFINITY };
-        g_l.extend(std::iter::repeat_n(r_lower, nc));
-        g_u.extend(std::iter::repeat_n(0.0, nc));
         // G, H ≥ 0: as bounds where an entry is a variable, dropped where the bounds
         // already imply it, as constraints elsewhere.
-        let mut bounds_as_variable_bounds = 0;
         let entries = [classify(gg, w, p)?, classify(hh, w, p)?];
         let pair_variables = entries[0].iter().zip(&entries[1]).map(|(a, b)| [a.variable(), b.variable()]).collect();
         let classes = match opts.lower_bounds {
             LowerBounds::Bounds => entries,
             LowerBounds::Constraints => [vec![Entry::Other; nc], vec![Entry::Other; nc]],
         };
-        for c in classes.iter().flatten() {
-            if let Some(j) = c.variable() {
-                x_l[j] = x_l[j].max(0.0);
-                bounds_as_variable_bounds += 1;
-            }
-        }
-        let mut implied = 0;
+        let nonnegative: Vec<usize> = classes.iter().flatten().filter_map(Entry::variable).collect();
+        let mut layout = RelaxedLayout {
+            n_comp: nc,
+            n_slack,
+            bounds_as_variable_bounds: nonnegative.len(),
+            nonnegative,
+            lower_bound_rows: 0,
+            implied_by_bounds: 0,
+            pair_variables,
+        };
+        let (x_l, x_u) = layout.variable_bounds(&MpccData::of(mpcc));
         for (e, class) in [gg, hh].into_iter().zip(&classes) {
             let mut rest = Vec::new();
             for (i, c) in class.iter().enumerate() {
@@ -150,15 +188,14 @@ impl<K: Kind> RelaxedNlp<K> {
                     continue;
                 }
                 if c.implied_nonnegative(&x_l, &x_u) {
-                    implied += 1;
+                    layout.implied_by_bounds += 1;
                 } else {
                     rest.push(i);
                 }
             }
             if !rest.is_empty() {
-                constraints.push(e.slice(rest.clone())?);
-                g_l.extend(std::iter::repeat_n(0.0, rest.len()));
-                g_u.extend(std::iter::repeat_n(f64::INFINITY, rest.len()));
+                layout.lower_bound_rows += rest.len();
+                constraints.push(e.slice(rest)?);
             }
         }
         let refs: Vec<&Matrix<K>> = constraints.iter().collect();
@@ -170,6 +207,6 @@ impl<K: Kind> RelaxedNlp<K> {
             &[("f", &mpcc.f), ("gh", &gh_out)],
         )?;
         let nlp = SymbolicNlp { x, p: params, f, g };
-        Ok(RelaxedNlp { nlp, report, x_l, x_u, g_l, g_u, n_slack, bounds_as_variable_bounds, implied_by_bounds: implied, pair_variables })
+        Ok(RelaxedNlp { nlp, report, layout })
     }
 }

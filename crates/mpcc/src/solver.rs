@@ -4,7 +4,8 @@ use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
 use crate::options::HomotopyOptions;
 use crate::problem::Mpcc;
-use crate::relax::RelaxedNlp;
+use crate::problem::MpccData;
+use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
 use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 use casadi::Kind;
 use fesd_codegen::CompileOptions;
@@ -14,9 +15,9 @@ use ipopt::{IpoptSolver, Solution, StartPoint};
 use std::time::{Duration, Instant};
 
 /// Name of the generated C module of every MPCC (objects are cached per content hash).
-const MODULE: &str = "fesd_mpcc";
+pub(crate) const MODULE: &str = "fesd_mpcc";
 /// Kernel prefix of the active-set finish's branch NLP (in the same module).
-const BRANCH_PREFIX: &str = "fesd_mpcc_branch";
+pub(crate) const BRANCH_PREFIX: &str = "fesd_mpcc_branch";
 
 /// Where a homotopy that handed over to the active-set finish would go on: the full
 /// NLP iterate, the next σ and step index, the plan and κ (both as recoveries left
@@ -45,12 +46,13 @@ pub struct MpccSolver {
     n_w: usize,
     n_g: usize,
     n_comp: usize,
-    n_slack: usize,
     w0: Vec<f64>,
     p0: Vec<f64>,
     build_time: Duration,
-    bounds_as_variable_bounds: usize,
-    implied_by_bounds: usize,
+    /// Sizes and bound decisions of the relaxed NLP.
+    layout: RelaxedLayout,
+    /// True if built from a prepared file's record (no expressions read).
+    prepared: bool,
 }
 
 struct Evaluated {
@@ -80,10 +82,24 @@ impl MpccSolver {
         }
         let mut built = CompiledNlp::build_group(&group, MODULE, &[relaxed.report.clone()], compile)?;
         let compiled = built.remove(0);
-        let structure = compiled.structure(relaxed.x_l, relaxed.x_u, relaxed.g_l, relaxed.g_u)?;
+        Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), opts, t)
+    }
+
+    /// The solver of the relaxed NLP `compiled` (and the finish's `branch`, if built),
+    /// whose bounds follow from `layout` and `data`; `started` is when building began.
+    pub(crate) fn assemble(
+        compiled: CompiledNlp,
+        branch: Option<CompiledNlp>,
+        layout: RelaxedLayout,
+        data: MpccData,
+        opts: HomotopyOptions,
+        started: Instant,
+    ) -> Result<Self> {
+        let NlpBounds { x_l, x_u, g_l, g_u } = layout.bounds(&data, &opts);
+        let structure = compiled.structure(x_l, x_u, g_l, g_u)?;
         let (ipopt, ipopt_warm) = configured_ipopt(structure, &opts)?;
-        let branch = match built.pop() {
-            Some(b) => Some(branch_nlp_from(mpcc, b, relaxed.pair_variables)?),
+        let branch = match branch {
+            Some(b) => Some(branch_nlp_from(&data, b, layout.pair_variables.clone())?),
             None => None,
         };
         Ok(MpccSolver {
@@ -92,17 +108,37 @@ impl MpccSolver {
             ipopt_warm,
             branch,
             handed_over: None,
-            n_w: mpcc.n_w(),
-            n_g: mpcc.g.nrow(),
-            n_comp: mpcc.n_comp(),
-            n_slack: relaxed.n_slack,
-            w0: mpcc.w0.clone(),
-            p0: mpcc.p0.clone(),
-            build_time: t.elapsed(),
-            bounds_as_variable_bounds: relaxed.bounds_as_variable_bounds,
-            implied_by_bounds: relaxed.implied_by_bounds,
+            n_w: data.lbw.len(),
+            n_g: data.lbg.len(),
+            n_comp: layout.n_comp,
+            w0: data.w0,
+            p0: data.p0,
+            build_time: started.elapsed(),
+            layout,
+            prepared: false,
             opts,
         })
+    }
+
+    /// The module's path and the sizes and bound decisions this solver was assembled
+    /// from: what [`MpccSolver::from_file`] records to skip the expressions next time.
+    pub(crate) fn set_build_time(&mut self, t: Duration) {
+        self.build_time = t;
+    }
+
+    pub(crate) fn mark_prepared(&mut self) {
+        self.prepared = true;
+    }
+
+    /// True if [`MpccSolver::from_file`] found the file prepared by an earlier run and
+    /// built this solver from the record and the cached kernels alone, without reading
+    /// the file's expressions.
+    pub fn prepared_from_cache(&self) -> bool {
+        self.prepared
+    }
+
+    pub(crate) fn prepared_parts(&self) -> (&std::path::Path, &RelaxedLayout, bool) {
+        (self.compiled.library_path(), &self.layout, self.branch.is_some())
     }
 
     /// The homotopy options.
@@ -138,7 +174,8 @@ impl MpccSolver {
         Ok(())
     }
 
-    /// Time spent building and compiling (or loading) the kernels.
+    /// Time spent building and compiling (or loading) the kernels; for
+    /// [`MpccSolver::from_file`], from the start of reading the file.
     pub fn build_time(&self) -> Duration {
         self.build_time
     }
@@ -163,13 +200,13 @@ impl MpccSolver {
 
     /// How many of the `G ≥ 0`, `H ≥ 0` conditions became variable bounds.
     pub fn lower_bounds_as_variable_bounds(&self) -> usize {
-        self.bounds_as_variable_bounds
+        self.layout.bounds_as_variable_bounds
     }
 
     /// How many of the `G ≥ 0`, `H ≥ 0` conditions the variable bounds already imply
     /// (affine entries whose interval lower bound is ≥ 0), so no constraint is added.
     pub fn lower_bounds_implied(&self) -> usize {
-        self.implied_by_bounds
+        self.layout.implied_by_bounds
     }
 
     /// New parameter values for the following solves (no recompilation).
@@ -331,7 +368,7 @@ impl MpccSolver {
         let sigma_n = self.opts.sigma_final();
         let mut kappa = self.opts.kappa;
         let mut sigma = self.opts.sigma_0;
-        let mut x: Vec<f64> = self.w0.iter().copied().chain(std::iter::repeat_n(self.opts.sigma_0, self.n_slack)).collect();
+        let mut x: Vec<f64> = self.w0.iter().copied().chain(std::iter::repeat_n(self.opts.sigma_0, self.layout.n_slack)).collect();
         let mut k = 0;
         if let Some(r) = resume_at {
             (x, sigma, k, n_steps, kappa) = (r.x, r.sigma, r.k, r.n_steps, r.kappa);
@@ -623,12 +660,12 @@ fn branch_symbolic<K: Kind>(mpcc: &Mpcc<K>) -> Result<fesd_nlp::SymbolicNlp<K>> 
 }
 
 /// The compiled branch NLP with its bounds.
-fn branch_nlp_from<K: Kind>(mpcc: &Mpcc<K>, compiled: CompiledNlp, pair_variables: Vec<[Option<usize>; 2]>) -> Result<BranchNlp> {
-    let nc = mpcc.n_comp();
-    let g_l = mpcc.lbg.iter().copied().chain(std::iter::repeat_n(0.0, 2 * nc)).collect();
-    let g_u = mpcc.ubg.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, 2 * nc)).collect();
-    let structure = compiled.structure(mpcc.lbw.clone(), mpcc.ubw.clone(), g_l, g_u)?;
-    Ok(BranchNlp { compiled, structure, n_w: mpcc.n_w(), n_g: mpcc.g.nrow(), n_comp: nc, pair_variables })
+fn branch_nlp_from(data: &MpccData, compiled: CompiledNlp, pair_variables: Vec<[Option<usize>; 2]>) -> Result<BranchNlp> {
+    let nc = pair_variables.len();
+    let g_l = data.lbg.iter().copied().chain(std::iter::repeat_n(0.0, 2 * nc)).collect();
+    let g_u = data.ubg.iter().copied().chain(std::iter::repeat_n(f64::INFINITY, 2 * nc)).collect();
+    let structure = compiled.structure(data.lbw.clone(), data.ubw.clone(), g_l, g_u)?;
+    Ok(BranchNlp { compiled, structure, n_w: data.lbw.len(), n_g: data.lbg.len(), n_comp: nc, pair_variables })
 }
 
 /// Objective and max |G_i H_i| at `w`.

@@ -16,6 +16,7 @@ use fesd_codegen::{CodegenContext, CompileOptions, Kernel, KernelLibrary};
 /// The five kernels of every compiled NLP, as `<module>_<name>`.
 const KERNELS: [&str; 5] = ["f", "grad_f", "g", "jac_g", "hess_l"];
 use ipopt::{NlpCallbacks, NlpStructure};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Errors of building or configuring an NLP.
@@ -115,6 +116,27 @@ impl<K: Kind> SymbolicNlp<K> {
     }
 }
 
+/// What [`CompiledNlp::load_group`] needs to know of one NLP of a module: its kernel
+/// prefix and its numbers of variables, constraints and parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NlpDims {
+    /// Kernel prefix (`<prefix>_f`, `<prefix>_grad_f`, …).
+    pub prefix: String,
+    /// Number of variables.
+    pub n: usize,
+    /// Number of constraints.
+    pub m: usize,
+    /// Number of parameters.
+    pub np: usize,
+}
+
+/// Every kernel name of a module: the NLPs' (by prefix), then the extras.
+fn kernel_names(dims: &[NlpDims], extras: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = dims.iter().flat_map(|d| KERNELS.iter().map(move |k| format!("{}_{k}", d.prefix))).collect();
+    names.extend(extras.iter().cloned());
+    names
+}
+
 /// Timings of [`CompiledNlp::build`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BuildReport {
@@ -137,6 +159,7 @@ pub struct CompiledNlp {
     jac_g: Kernel,
     hess_l: Kernel,
     extras: Vec<Kernel>,
+    library: PathBuf,
     report: BuildReport,
     eval_time: Duration,
     evaluations: usize,
@@ -174,8 +197,9 @@ impl CompiledNlp {
         // On a warm cache the object is found from the problems themselves (their
         // serialized functions), without deriving and generating C again.
         let alias = Self::alias(nlps, module, extras)?;
-        let mut names: Vec<String> = nlps.iter().flat_map(|(_, prefix)| KERNELS.iter().map(move |k| format!("{prefix}_{k}"))).collect();
-        names.extend(extras.iter().map(|e| e.name()));
+        let dims: Vec<NlpDims> = nlps.iter().map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() }).collect();
+        let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
+        let names = kernel_names(&dims, &extra_names);
         let (lib, t1) = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
             Some(lib) => (lib, Instant::now()),
             None => {
@@ -197,21 +221,54 @@ impl CompiledNlp {
             }
         };
         let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit() };
-        let mut built = Vec::with_capacity(nlps.len());
-        for (i, (nlp, prefix)) in nlps.iter().enumerate() {
-            let k = |what: &str| lib.kernel(&format!("{prefix}_{what}"));
+        Self::assemble(&lib, &dims, &extra_names, report)
+    }
+
+    /// The NLPs `dims` and the extras `extras` (by name) of the cached module at
+    /// `library` (a [`CompiledNlp::library_path`] of an earlier build), verified and
+    /// loaded without any symbolic work; `None` if the object is gone or damaged.
+    pub fn load_group(library: &Path, module: &str, dims: &[NlpDims], extras: &[String]) -> Result<Option<Vec<CompiledNlp>>> {
+        let t0 = Instant::now();
+        let Some(lib) = KernelLibrary::load_verified(library, module, &kernel_names(dims, extras))? else {
+            return Ok(None);
+        };
+        let report = BuildReport { codegen: Duration::ZERO, compile_and_load: t0.elapsed(), cache_hit: true };
+        let built = Self::assemble(&lib, dims, extras, report)?;
+        for (nlp, d) in built.iter().zip(dims) {
+            let jac = nlp.jac_g.sparsity_out(0);
+            let sizes = [nlp.f.sparsity_in(0).nnz(), nlp.f.sparsity_in(1).nnz(), nlp.g.sparsity_out(0).nnz(), jac.nrow, jac.ncol];
+            if sizes != [d.n, d.np, d.m, d.m, d.n] {
+                return Err(NlpError::Dimension(format!(
+                    "module {} does not hold NLP {} with {} variables, {} parameters and {} constraints",
+                    library.display(),
+                    d.prefix,
+                    d.n,
+                    d.np,
+                    d.m
+                )));
+            }
+        }
+        Ok(Some(built))
+    }
+
+    /// Binds the kernels of each NLP (by prefix) and the extras (to the first NLP).
+    fn assemble(lib: &KernelLibrary, dims: &[NlpDims], extras: &[String], report: BuildReport) -> Result<Vec<CompiledNlp>> {
+        let mut built = Vec::with_capacity(dims.len());
+        for (i, d) in dims.iter().enumerate() {
+            let k = |what: &str| lib.kernel(&format!("{}_{what}", d.prefix));
             let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
-            let extras = if i == 0 { extras.iter().map(|e| lib.kernel(&e.name())).collect::<std::result::Result<_, _>>()? } else { Vec::new() };
+            let extras = if i == 0 { extras.iter().map(|e| lib.kernel(e)).collect::<std::result::Result<_, _>>()? } else { Vec::new() };
             built.push(CompiledNlp {
-                n: nlp.x.nrow(),
-                m: nlp.g.nrow(),
-                p: vec![0.0; nlp.p.nrow()],
+                n: d.n,
+                m: d.m,
+                p: vec![0.0; d.np],
                 f,
                 grad_f,
                 g,
                 jac_g,
                 hess_l,
                 extras,
+                library: lib.path().to_path_buf(),
                 report,
                 eval_time: Duration::ZERO,
                 evaluations: 0,
@@ -234,6 +291,11 @@ impl CompiledNlp {
             alias.push_str(&e.serialize()?);
         }
         Ok(alias)
+    }
+
+    /// Path of the loaded (cached) object, for [`CompiledNlp::load_group`].
+    pub fn library_path(&self) -> &Path {
+        &self.library
     }
 
     /// Number of variables.

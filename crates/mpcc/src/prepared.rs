@@ -1,0 +1,106 @@
+//! Prepared MPCC files: solving the same file again without its expressions.
+//!
+//! The first [`MpccSolver::from_file`] of a file deserializes its CasADi expressions,
+//! builds the relaxed NLP and compiles (or finds) its kernels, then records in the
+//! kernel cache what it decided — the compiled module's path and the relaxed NLP's
+//! layout (sizes, which `G, H ≥ 0` conditions became bounds or rows, the pair
+//! variables) — under a key that hashes the file's bytes and the options compiled into
+//! the kernels. A later `from_file` of the same bytes reads only the numbers and loads
+//! the verified module: CasADi is not called at all. A missing, damaged or inconsistent
+//! record only means the full path is taken again.
+
+use crate::error::{MpccError, Result};
+use crate::nosbench;
+use crate::options::HomotopyOptions;
+use crate::relax::RelaxedLayout;
+use crate::solver::{MpccSolver, BRANCH_PREFIX, MODULE};
+use fesd_codegen::CompileOptions;
+use fesd_nlp::{CompiledNlp, NlpDims};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Version of the record's layout and of the relaxation that produced it: bump it when
+/// either changes, so older records are not read.
+const FORMAT: &str = "fesd-mpcc-prepared-v1";
+
+/// What a prepared file's record holds.
+#[derive(Serialize, Deserialize)]
+struct Prepared {
+    /// The compiled module (relaxed NLP, report kernel, branch NLP if `branch`).
+    library: PathBuf,
+    layout: RelaxedLayout,
+    /// True if the module holds the active-set finish's branch NLP.
+    branch: bool,
+    /// Number of parameters.
+    n_p: usize,
+}
+
+/// The record's key: the format, this crate's version, the options the kernels depend
+/// on, and the file's bytes (hashed by the cache).
+fn key(text: &str, opts: &HomotopyOptions) -> String {
+    format!(
+        "{FORMAT} {}\nrelaxation {:?} steering {:?} lower_bounds {:?} active_set_finish {}\n{text}",
+        env!("CARGO_PKG_VERSION"),
+        opts.relaxation,
+        opts.steering,
+        opts.lower_bounds,
+        opts.active_set_finish
+    )
+}
+
+impl MpccSolver {
+    /// Reads a NOSBENCH MPCC file and builds its solver (as [`nosbench::read_file`]
+    /// then [`MpccSolver::with_compile_options`]), remembering in the kernel cache what
+    /// was derived from the file's expressions: the next `from_file` of the same bytes
+    /// with the same relaxation, steering, lower-bound handling and finish skips
+    /// deserializing and differentiating them (see [`MpccSolver::prepared_from_cache`]).
+    pub fn from_file(path: &Path, opts: HomotopyOptions, compile: &CompileOptions) -> Result<Self> {
+        let started = Instant::now();
+        opts.validate()?;
+        let text = std::fs::read_to_string(path).map_err(|err| MpccError::Io { path: path.to_path_buf(), err })?;
+        let key = key(&text, &opts);
+        if let Some(solver) = Self::from_record(&text, &key, &opts, compile, started) {
+            return Ok(solver);
+        }
+        let mpcc = nosbench::from_str(&text)?;
+        let mut solver = Self::with_compile_options(&mpcc, opts, compile)?;
+        let (library, layout, branch) = solver.prepared_parts();
+        let record = Prepared { library: library.to_path_buf(), layout: layout.clone(), branch, n_p: mpcc.p0.len() };
+        // Best effort: without the record the next run only takes this path again.
+        if let Ok(json) = serde_json::to_string(&record) {
+            let _ = compile.record_note(&key, &json);
+        }
+        solver.set_build_time(started.elapsed());
+        Ok(solver)
+    }
+
+    /// The solver from the record under `key`, if there is a usable one.
+    fn from_record(text: &str, key: &str, opts: &HomotopyOptions, compile: &CompileOptions, started: Instant) -> Option<Self> {
+        let record: Prepared = serde_json::from_str(&compile.find_note(key)?).ok()?;
+        let data = nosbench::data_from_str(text).ok()?;
+        let layout = record.layout;
+        let (n_w, n_g, n_c) = (data.lbw.len(), data.lbg.len(), layout.n_comp);
+        let consistent = layout.pair_variables.len() == n_c
+            && data.p0.len() == record.n_p
+            && layout.nonnegative.iter().all(|&j| j < n_w)
+            && record.branch == (opts.active_set_finish && n_c > 0);
+        if !consistent {
+            return None;
+        }
+        let mut dims = vec![NlpDims {
+            prefix: MODULE.into(),
+            n: n_w + layout.n_slack,
+            m: n_g + n_c + layout.lower_bound_rows,
+            np: record.n_p + 1,
+        }];
+        if record.branch {
+            dims.push(NlpDims { prefix: BRANCH_PREFIX.into(), n: n_w, m: n_g + 2 * n_c, np: record.n_p });
+        }
+        let mut built = CompiledNlp::load_group(&record.library, MODULE, &dims, &[format!("{MODULE}_report")]).ok()??;
+        let compiled = built.remove(0);
+        let mut solver = Self::assemble(compiled, built.pop(), layout, data, opts.clone(), started).ok()?;
+        solver.mark_prepared();
+        Some(solver)
+    }
+}

@@ -1,0 +1,108 @@
+//! `MpccSolver::from_file` prepares a file once: the second run of the same bytes
+//! builds its solver from the cached record and kernels, without the expressions, and
+//! solves to the same point; changed bytes or options, a garbled record or a damaged
+//! module only send it down the full path again.
+
+use fesd_mpcc::{nosbench, CompileOptions, HomotopyOptions, MpccResult, MpccSolver, Relaxation};
+use std::path::{Path, PathBuf};
+
+/// `0 ≤ x ⊥ y ≥ 0` with two local minima (NOSBENCH layout).
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/two_branches.json")
+}
+
+/// A private kernel cache and a private copy of the fixture (so edits stay local).
+fn sandbox() -> (tempfile::TempDir, CompileOptions, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let compile = CompileOptions { cache_dir: Some(dir.path().join("cache")), ..CompileOptions::default() };
+    let file = dir.path().join("problem.json");
+    std::fs::copy(fixture(), &file).unwrap();
+    (dir, compile, file)
+}
+
+fn solve(file: &Path, opts: &HomotopyOptions, compile: &CompileOptions) -> (bool, MpccResult) {
+    let mut solver = MpccSolver::from_file(file, opts.clone(), compile).unwrap();
+    (solver.prepared_from_cache(), solver.solve())
+}
+
+fn assert_same(a: &MpccResult, b: &MpccResult) {
+    assert_eq!(a.status, b.status);
+    assert_eq!(a.total_iterations, b.total_iterations);
+    assert_eq!(a.objective, b.objective);
+    assert_eq!(a.w, b.w);
+}
+
+/// Every regular file below `dir`.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_second_run_of_a_file_is_built_from_its_record_and_solves_the_same() {
+    let (_dir, compile, file) = sandbox();
+    let opts = HomotopyOptions::default();
+    let (first_prepared, first) = solve(&file, &opts, &compile);
+    let (second_prepared, second) = solve(&file, &opts, &compile);
+    assert!(!first_prepared && second_prepared);
+    assert!(second.status.is_converged(), "{:?}", second.status);
+    assert_same(&first, &second);
+    // The same as reading the expressions and building the solver by hand.
+    let by_hand = MpccSolver::with_compile_options(&nosbench::read_file(&file).unwrap(), opts, &compile).unwrap().solve();
+    assert_same(&by_hand, &second);
+    // The finish (its branch NLP is part of the record) certified the point.
+    assert_eq!(second.finish.as_ref().map(|f| f.stationarity), by_hand.finish.as_ref().map(|f| f.stationarity));
+}
+
+#[test]
+fn changed_bytes_or_kernel_options_are_prepared_afresh() {
+    let (_dir, compile, file) = sandbox();
+    let opts = HomotopyOptions::default();
+    let (_, reference) = solve(&file, &opts, &compile);
+    // The same problem with other bytes (trailing whitespace) is another record.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push('\n');
+    std::fs::write(&file, text).unwrap();
+    let (prepared, again) = solve(&file, &opts, &compile);
+    assert!(!prepared);
+    assert_same(&reference, &again);
+    // Another relaxation is compiled into other kernels: another record too.
+    let fb = HomotopyOptions { relaxation: Relaxation::FischerBurmeisterInequality, ..opts.clone() };
+    assert!(!solve(&file, &fb, &compile).0);
+    assert!(solve(&file, &fb, &compile).0);
+    // Options that are not compiled in (σ_0, κ) share the record.
+    let other_schedule = HomotopyOptions { sigma_0: 1.0, kappa: 0.2, ..opts };
+    assert!(solve(&file, &other_schedule, &compile).0);
+}
+
+#[test]
+fn a_garbled_record_or_a_damaged_module_falls_back_to_the_full_build() {
+    let (dir, compile, file) = sandbox();
+    let opts = HomotopyOptions::default();
+    let (_, reference) = solve(&file, &opts, &compile);
+    let cache = dir.path().join("cache");
+    let notes: Vec<PathBuf> = files_under(&cache.join("notes"));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    std::fs::write(&notes[0], "{ not a record").unwrap();
+    let (prepared, again) = solve(&file, &opts, &compile);
+    assert!(!prepared);
+    assert_same(&reference, &again);
+    assert!(solve(&file, &opts, &compile).0, "the full build records the file again");
+    // A module altered after it was recorded fails its hash check: rebuilt, not loaded.
+    let modules: Vec<PathBuf> = files_under(&cache).into_iter().filter(|p| p.extension().is_some_and(|e| e == "so")).collect();
+    assert_eq!(modules.len(), 1, "{modules:?}");
+    let mut bytes = std::fs::read(&modules[0]).unwrap();
+    bytes.extend_from_slice(b"tampered");
+    std::fs::write(&modules[0], bytes).unwrap();
+    let (prepared, rebuilt) = solve(&file, &opts, &compile);
+    assert!(!prepared);
+    assert_same(&reference, &rebuilt);
+}
