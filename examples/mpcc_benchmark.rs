@@ -16,7 +16,8 @@
 
 use clap::Parser;
 use fesd::ipopt::OptionValue;
-use fesd::mpcc::{CompileOptions, HomotopyOptions, MpccSolver};
+use fesd::codegen::OptLevel;
+use fesd::mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccSolver};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,6 +56,12 @@ struct Args {
     /// Homotopy options as key=value (JSON value), applied last.
     #[arg(long = "homotopy")]
     homotopy: Vec<String>,
+    /// auto | compiled | interpreted (`fesd mpcc --kernels`; default auto).
+    #[arg(long, default_value = "auto")]
+    kernels: Kernels,
+    /// C compiler optimization level of the kernels (0-3; `fesd mpcc`'s default 0).
+    #[arg(long = "opt-level", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: u8,
 }
 
 /// NOSBENCH's success criterion.
@@ -134,10 +141,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut solved, mut ref_solved, mut iterations, mut ref_iterations) = (0, 0, 0, 0);
     let (mut ratios, mut failed_by_ref_solved_by_us, mut lost) = (Vec::new(), 0, Vec::new());
     let mut certificates: std::collections::BTreeMap<&str, usize> = Default::default();
+    let compile = CompileOptions { opt_level: OptLevel::from_number(args.opt_level), ..CompileOptions::default() };
     for path in &files {
         let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let t = Instant::now();
-        let outcome = MpccSolver::from_file(path, opts.clone(), &CompileOptions::default()).map(|mut s| s.solve()).map_err(|e| e.to_string());
+        let outcome = MpccSolver::from_file(path, opts.clone(), &compile, args.kernels).map(|mut s| s.solve()).map_err(|e| e.to_string());
         let time = t.elapsed().as_secs_f64();
         let (ok, f, its, cert) = match &outcome {
             Ok(r) => (

@@ -32,6 +32,16 @@ pub enum OptLevel {
 }
 
 impl OptLevel {
+    /// The level of `-O<n>`; numbers above 3 mean `-O3`.
+    pub fn from_number(n: u8) -> Self {
+        match n {
+            0 => OptLevel::O0,
+            1 => OptLevel::O1,
+            2 => OptLevel::O2,
+            _ => OptLevel::O3,
+        }
+    }
+
     fn flag(self) -> &'static str {
         match self {
             OptLevel::O0 => "-O0",

@@ -16,6 +16,8 @@
 //! ([`Solution::warm_start`]).
 
 mod allocator;
+mod blas;
+pub use blas::blas_threads;
 mod sys;
 
 pub use allocator::keep_freed_memory;
@@ -675,6 +677,7 @@ impl IpoptSolver {
     pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
         structure.validate()?;
         allocator::keep_freed_memory();
+        blas::single_threaded_blas();
         Ok(IpoptSolver { structure, options: Vec::new(), problem: Default::default(), applied_extra: Default::default() })
     }
 

@@ -49,7 +49,7 @@ mod result;
 mod solver;
 
 pub use error::{MpccError, Result};
-pub use options::{HomotopyOptions, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
+pub use options::{HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 pub use problem::Mpcc;
 pub use result::{FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;

@@ -4,6 +4,24 @@ use crate::error::{MpccError, Result};
 use ipopt::OptionValue;
 use serde::{Deserialize, Serialize};
 
+/// How an MPCC's functions (objective, constraints and their derivatives) are
+/// evaluated during the solve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kernels {
+    /// Generated C, compiled before the solve (or found in the cache): the fastest
+    /// evaluations, paid for by one compiler run per new problem.
+    Compiled,
+    /// Compiled kernels if the cache has them; otherwise CasADi evaluates them and no
+    /// compiler runs.
+    Interpreted,
+    /// Compiled kernels if the cache has them; otherwise CasADi evaluates them for this
+    /// solve while their C compiles on another thread, for the next run (the solver
+    /// waits for that compiler when it is dropped).
+    #[default]
+    Auto,
+}
+
 /// How the complementarity `0 ≤ G ⊥ H ≥ 0` is relaxed with parameter τ ≥ 0
 /// (τ = σ for direct steering, a slack otherwise).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -49,6 +67,27 @@ impl std::str::FromStr for Relaxation {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         parse_name(&Relaxation::ALL, Relaxation::name, "relaxation", s)
+    }
+}
+
+impl Kernels {
+    /// Every mode, in the order of [`Kernels::name`].
+    pub const ALL: [Kernels; 3] = [Kernels::Auto, Kernels::Compiled, Kernels::Interpreted];
+
+    /// Name on the command line and in JSON: `auto`, `compiled`, `interpreted`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernels::Auto => "auto",
+            Kernels::Compiled => "compiled",
+            Kernels::Interpreted => "interpreted",
+        }
+    }
+}
+
+impl std::str::FromStr for Kernels {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_name(&Kernels::ALL, Kernels::name, "kernels", s)
     }
 }
 

@@ -11,7 +11,7 @@
 
 use crate::error::{MpccError, Result};
 use crate::nosbench;
-use crate::options::HomotopyOptions;
+use crate::options::{HomotopyOptions, Kernels};
 use crate::relax::RelaxedLayout;
 use crate::solver::{MpccSolver, BRANCH_PREFIX, MODULE};
 use fesd_codegen::CompileOptions;
@@ -36,6 +36,15 @@ struct Prepared {
     n_p: usize,
 }
 
+impl Prepared {
+    /// Best effort: without the record the next run only builds from the expressions again.
+    fn store(&self, key: &str, compile: &CompileOptions) {
+        if let Ok(json) = serde_json::to_string(self) {
+            let _ = compile.record_note(key, &json);
+        }
+    }
+}
+
 /// The record's key: the format, this crate's version, the options the kernels depend
 /// on, and the file's bytes (hashed by the cache).
 fn key(text: &str, opts: &HomotopyOptions) -> String {
@@ -51,11 +60,12 @@ fn key(text: &str, opts: &HomotopyOptions) -> String {
 
 impl MpccSolver {
     /// Reads a NOSBENCH MPCC file and builds its solver (as [`nosbench::read_file`]
-    /// then [`MpccSolver::with_compile_options`]), remembering in the kernel cache what
-    /// was derived from the file's expressions: the next `from_file` of the same bytes
+    /// then [`MpccSolver::with_compile_options`], its kernels obtained as `kernels`
+    /// says), remembering in the kernel cache what was derived from the file's
+    /// expressions once its module is compiled: the next `from_file` of the same bytes
     /// with the same relaxation, steering, lower-bound handling and finish skips
     /// deserializing and differentiating them (see [`MpccSolver::prepared_from_cache`]).
-    pub fn from_file(path: &Path, opts: HomotopyOptions, compile: &CompileOptions) -> Result<Self> {
+    pub fn from_file(path: &Path, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<Self> {
         let started = Instant::now();
         opts.validate()?;
         let text = std::fs::read_to_string(path).map_err(|err| MpccError::Io { path: path.to_path_buf(), err })?;
@@ -64,12 +74,20 @@ impl MpccSolver {
             return Ok(solver);
         }
         let mpcc = nosbench::from_str(&text)?;
-        let mut solver = Self::with_compile_options(&mpcc, opts, compile)?;
+        let (mut solver, pending) = Self::build(&mpcc, opts, compile, kernels)?;
         let (library, layout, branch) = solver.prepared_parts();
-        let record = Prepared { library: library.to_path_buf(), layout: layout.clone(), branch, n_p: mpcc.p0.len() };
-        // Best effort: without the record the next run only takes this path again.
-        if let Ok(json) = serde_json::to_string(&record) {
-            let _ = compile.record_note(&key, &json);
+        let record = Prepared { library: library.map(Path::to_path_buf).unwrap_or_default(), layout: layout.clone(), branch, n_p: mpcc.p0.len() };
+        if library.is_some() {
+            record.store(&key, compile);
+        } else if let Some(pending) = pending {
+            // Compiling calls no CasADi: it runs beside the solve, and the record is
+            // written once the module is there.
+            let compile = compile.clone();
+            solver.background_compile = Some(std::thread::spawn(move || {
+                if let Ok(lib) = pending.compile_and_load(&compile) {
+                    Prepared { library: lib.path().to_path_buf(), ..record }.store(&key, &compile);
+                }
+            }));
         }
         solver.set_build_time(started.elapsed());
         Ok(solver)

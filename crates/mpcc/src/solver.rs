@@ -2,7 +2,7 @@
 
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
-use crate::options::HomotopyOptions;
+use crate::options::{HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
@@ -10,7 +10,7 @@ use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationar
 use casadi::Kind;
 use fesd_codegen::CompileOptions;
 use fesd_nlp::BuildReport;
-use fesd_nlp::CompiledNlp;
+use fesd_nlp::{CompiledNlp, PendingModule};
 use ipopt::{IpoptSolver, Solution, StartPoint};
 use std::time::{Duration, Instant};
 
@@ -53,6 +53,17 @@ pub struct MpccSolver {
     layout: RelaxedLayout,
     /// True if built from a prepared file's record (no expressions read).
     prepared: bool,
+    /// The module compiling on another thread for the next run (joined on drop).
+    pub(crate) background_compile: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for MpccSolver {
+    /// Waits for a module still compiling for the next run (see [`Kernels::Auto`]).
+    fn drop(&mut self) {
+        if let Some(handle) = self.background_compile.take() {
+            let _ = handle.join();
+        }
+    }
 }
 
 struct Evaluated {
@@ -69,6 +80,12 @@ impl MpccSolver {
 
     /// As [`MpccSolver::new`] with explicit compiler settings.
     pub fn with_compile_options<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions) -> Result<Self> {
+        Self::build(mpcc, opts, compile, Kernels::Compiled).map(|(solver, _)| solver)
+    }
+
+    /// The solver, its kernels obtained as `kernels` says; with [`Kernels::Auto`] and no
+    /// cached object, also the module's C to compile (the caller decides where).
+    pub(crate) fn build<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<(Self, Option<PendingModule>)> {
         let t = Instant::now();
         mpcc.validate()?;
         opts.validate()?;
@@ -80,9 +97,15 @@ impl MpccSolver {
         if let Some(b) = &branch_nlp {
             group.push((b, BRANCH_PREFIX));
         }
-        let mut built = CompiledNlp::build_group(&group, MODULE, &[relaxed.report.clone()], compile)?;
+        let extras = [relaxed.report.clone()];
+        let (mut built, pending) = match kernels {
+            Kernels::Compiled => (CompiledNlp::build_group(&group, MODULE, &extras, compile)?, None),
+            Kernels::Auto => CompiledNlp::build_group_or_interpret(&group, MODULE, &extras, compile)?,
+            Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, MODULE, &extras, compile)?.0, None),
+        };
         let compiled = built.remove(0);
-        Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), opts, t)
+        let solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), opts, t)?;
+        Ok((solver, pending))
     }
 
     /// The solver of the relaxed NLP `compiled` (and the finish's `branch`, if built),
@@ -116,6 +139,7 @@ impl MpccSolver {
             build_time: started.elapsed(),
             layout,
             prepared: false,
+            background_compile: None,
             opts,
         })
     }
@@ -137,7 +161,7 @@ impl MpccSolver {
         self.prepared
     }
 
-    pub(crate) fn prepared_parts(&self) -> (&std::path::Path, &RelaxedLayout, bool) {
+    pub(crate) fn prepared_parts(&self) -> (Option<&std::path::Path>, &RelaxedLayout, bool) {
         (self.compiled.library_path(), &self.layout, self.branch.is_some())
     }
 
@@ -191,6 +215,12 @@ impl MpccSolver {
     /// Jacobian and of the Lagrangian Hessian (lower triangle).
     pub fn nlp_structure(&self) -> &ipopt::NlpStructure {
         self.ipopt.structure()
+    }
+
+    /// True if CasADi evaluates this solver's functions (no compiled kernels yet; see
+    /// [`Kernels`]).
+    pub fn kernels_interpreted(&self) -> bool {
+        self.compiled.build_report().interpreted
     }
 
     /// True if the kernels came from the on-disk cache.

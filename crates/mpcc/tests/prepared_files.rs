@@ -3,7 +3,7 @@
 //! solves to the same point; changed bytes or options, a garbled record or a damaged
 //! module only send it down the full path again.
 
-use fesd_mpcc::{nosbench, CompileOptions, HomotopyOptions, MpccResult, MpccSolver, Relaxation};
+use fesd_mpcc::{nosbench, CompileOptions, Kernels, HomotopyOptions, MpccResult, MpccSolver, Relaxation};
 use std::path::{Path, PathBuf};
 
 /// `0 ≤ x ⊥ y ≥ 0` with two local minima (NOSBENCH layout).
@@ -21,7 +21,7 @@ fn sandbox() -> (tempfile::TempDir, CompileOptions, PathBuf) {
 }
 
 fn solve(file: &Path, opts: &HomotopyOptions, compile: &CompileOptions) -> (bool, MpccResult) {
-    let mut solver = MpccSolver::from_file(file, opts.clone(), compile).unwrap();
+    let mut solver = MpccSolver::from_file(file, opts.clone(), compile, Kernels::Compiled).unwrap();
     (solver.prepared_from_cache(), solver.solve())
 }
 
@@ -105,4 +105,31 @@ fn a_garbled_record_or_a_damaged_module_falls_back_to_the_full_build() {
     let (prepared, rebuilt) = solve(&file, &opts, &compile);
     assert!(!prepared);
     assert_same(&reference, &rebuilt);
+}
+
+#[test]
+fn auto_kernels_solve_by_casadi_first_and_compile_for_the_next_run() {
+    let (_dir, compile, file) = sandbox();
+    let opts = HomotopyOptions::default();
+    let (_, compiled) = {
+        let (other_dir, other_compile, other_file) = sandbox();
+        let r = solve(&other_file, &opts, &other_compile);
+        drop(other_dir);
+        r
+    };
+    // Interpreted: CasADi evaluates, nothing is compiled or recorded.
+    for _ in 0..2 {
+        let mut solver = MpccSolver::from_file(&file, opts.clone(), &compile, Kernels::Interpreted).unwrap();
+        assert!(solver.kernels_interpreted() && !solver.prepared_from_cache());
+        assert_same(&compiled, &solver.solve());
+    }
+    // Auto: the first run is evaluated by CasADi while the module compiles beside it
+    // (dropping the solver waits for it); the next run is prepared and compiled.
+    let mut first = MpccSolver::from_file(&file, opts.clone(), &compile, Kernels::Auto).unwrap();
+    assert!(first.kernels_interpreted());
+    assert_same(&compiled, &first.solve());
+    drop(first);
+    let mut second = MpccSolver::from_file(&file, opts, &compile, Kernels::Auto).unwrap();
+    assert!(second.prepared_from_cache() && !second.kernels_interpreted() && second.kernels_cached());
+    assert_same(&compiled, &second.solve());
 }

@@ -8,10 +8,13 @@
 //! [`ipopt::NlpCallbacks`], so Ipopt evaluates nothing but compiled code; the
 //! parameters `p` can change between solves without recompiling.
 
+mod evaluator;
 pub mod problems;
 
+pub use evaluator::{Evaluator, Interpreted};
+
 use casadi::{Function, Kind, Matrix, Sx};
-use fesd_codegen::{CodegenContext, CompileOptions, Kernel, KernelLibrary};
+use fesd_codegen::{CodegenContext, CompileOptions, GeneratedSource, KernelLibrary};
 
 /// The five kernels of every compiled NLP, as `<module>_<name>`.
 const KERNELS: [&str; 5] = ["f", "grad_f", "g", "jac_g", "hess_l"];
@@ -146,20 +149,45 @@ pub struct BuildReport {
     pub compile_and_load: Duration,
     /// True if the compiled object came from the cache.
     pub cache_hit: bool,
+    /// True if CasADi evaluates the functions (no compiled object yet).
+    pub interpreted: bool,
 }
 
-/// An NLP whose every evaluation runs compiled C kernels.
+/// A module's generated C, not compiled yet (see
+/// [`CompiledNlp::build_group_or_interpret`]).
+pub struct PendingModule {
+    source: GeneratedSource,
+    /// What the module is recorded under, so that a later build finds it.
+    alias: String,
+}
+
+impl PendingModule {
+    /// Compiles the module (or finds it in the cache), loads it and records it under its
+    /// alias, so that the next build of the same NLPs loads it without generating C.
+    /// Calls no CasADi, so it may run on another thread while a solve goes on.
+    pub fn compile_and_load(self, opts: &CompileOptions) -> Result<KernelLibrary> {
+        let lib = self.source.compile(opts)?;
+        // Best effort: without the alias the next build only generates C again.
+        let _ = lib.record_alias(&self.alias, opts);
+        Ok(lib)
+    }
+}
+
+/// An NLP whose every evaluation runs compiled C kernels (or, built by
+/// [`CompiledNlp::build_group_or_interpret`] before its C is compiled, CasADi's own
+/// evaluation of the same functions).
 pub struct CompiledNlp {
     n: usize,
     m: usize,
     p: Vec<f64>,
-    f: Kernel,
-    grad_f: Kernel,
-    g: Kernel,
-    jac_g: Kernel,
-    hess_l: Kernel,
-    extras: Vec<Kernel>,
-    library: PathBuf,
+    f: Evaluator,
+    grad_f: Evaluator,
+    g: Evaluator,
+    jac_g: Evaluator,
+    hess_l: Evaluator,
+    extras: Vec<Evaluator>,
+    /// The loaded object; `None` when CasADi evaluates the functions.
+    library: Option<PathBuf>,
     report: BuildReport,
     eval_time: Duration,
     evaluations: usize,
@@ -203,25 +231,69 @@ impl CompiledNlp {
         let (lib, t1) = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
             Some(lib) => (lib, Instant::now()),
             None => {
-                let mut ctx = CodegenContext::new(module)?;
-                for (nlp, prefix) in nlps {
-                    for f in nlp.derivative_functions(prefix)? {
-                        ctx.add(&f)?;
-                    }
-                }
-                for f in extras {
-                    ctx.add(f)?;
-                }
-                let source = ctx.render()?;
+                let pending = PendingModule { source: Self::render(module, &Self::functions(nlps, extras)?)?, alias };
                 let t1 = Instant::now();
-                let lib = source.compile(opts)?;
-                // Best effort: without the alias the next build only generates C again.
-                let _ = lib.record_alias(&alias, opts);
-                (lib, t1)
+                (pending.compile_and_load(opts)?, t1)
             }
         };
-        let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit() };
+        let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit(), interpreted: false };
         Self::assemble(&lib, &dims, &extra_names, report)
+    }
+
+    /// As [`CompiledNlp::build_group`] when the module is in the cache. Otherwise the
+    /// NLPs are returned evaluated by CasADi (no compiler run: the solve can start at
+    /// once), with their C generated for compiling elsewhere, e.g. on another thread
+    /// for the next run ([`PendingModule::compile_and_load`] calls no CasADi).
+    pub fn build_group_or_interpret<K: Kind>(
+        nlps: &[(&SymbolicNlp<K>, &str)],
+        module: &str,
+        extras: &[Function],
+        opts: &CompileOptions,
+    ) -> Result<(Vec<CompiledNlp>, Option<PendingModule>)> {
+        let t0 = Instant::now();
+        let alias = Self::alias(nlps, module, extras)?;
+        let dims: Vec<NlpDims> = nlps.iter().map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() }).collect();
+        let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
+        if let Some(lib) = KernelLibrary::load_alias(&alias, module, &kernel_names(&dims, &extra_names), opts)? {
+            let report = BuildReport { codegen: t0.elapsed(), compile_and_load: Duration::ZERO, cache_hit: true, interpreted: false };
+            return Ok((Self::assemble(&lib, &dims, &extra_names, report)?, None));
+        }
+        let functions = Self::functions(nlps, extras)?;
+        let mut built = Vec::with_capacity(nlps.len());
+        let interpreted = |f: &Function| Interpreted::new(f.clone()).map(Evaluator::Interpreted);
+        for (i, (nlp, _)) in nlps.iter().enumerate() {
+            let own = &functions[KERNELS.len() * i..KERNELS.len() * (i + 1)];
+            let [f, grad_f, g, jac_g, hess_l] = [0, 1, 2, 3, 4].map(|k| interpreted(&own[k]));
+            let kernels = [f?, grad_f?, g?, jac_g?, hess_l?];
+            let extras = if i == 0 { extras.iter().map(interpreted).collect::<Result<_>>()? } else { Vec::new() };
+            built.push(CompiledNlp::from_parts(nlp.x.nrow(), nlp.g.nrow(), nlp.p.nrow(), kernels, extras, None, BuildReport::default()));
+        }
+        let pending = PendingModule { source: Self::render(module, &functions)?, alias };
+        let report = BuildReport { codegen: t0.elapsed(), compile_and_load: Duration::ZERO, cache_hit: false, interpreted: true };
+        for nlp in &mut built {
+            nlp.report = report;
+        }
+        Ok((built, Some(pending)))
+    }
+
+    /// Every function of the module: each NLP's five derivative functions (in the order
+    /// of `KERNELS`), then the extras.
+    fn functions<K: Kind>(nlps: &[(&SymbolicNlp<K>, &str)], extras: &[Function]) -> Result<Vec<Function>> {
+        let mut functions = Vec::new();
+        for (nlp, prefix) in nlps {
+            functions.extend(nlp.derivative_functions(prefix)?);
+        }
+        functions.extend(extras.iter().cloned());
+        Ok(functions)
+    }
+
+    /// The C module of `functions`.
+    fn render(module: &str, functions: &[Function]) -> Result<GeneratedSource> {
+        let mut ctx = CodegenContext::new(module)?;
+        for f in functions {
+            ctx.add(f)?;
+        }
+        Ok(ctx.render()?)
     }
 
     /// The NLPs `dims` and the extras `extras` (by name) of the cached module at
@@ -232,7 +304,7 @@ impl CompiledNlp {
         let Some(lib) = KernelLibrary::load_verified(library, module, &kernel_names(dims, extras))? else {
             return Ok(None);
         };
-        let report = BuildReport { codegen: Duration::ZERO, compile_and_load: t0.elapsed(), cache_hit: true };
+        let report = BuildReport { codegen: Duration::ZERO, compile_and_load: t0.elapsed(), cache_hit: true, interpreted: false };
         let built = Self::assemble(&lib, dims, extras, report)?;
         for (nlp, d) in built.iter().zip(dims) {
             let jac = nlp.jac_g.sparsity_out(0);
@@ -256,25 +328,17 @@ impl CompiledNlp {
         let mut built = Vec::with_capacity(dims.len());
         for (i, d) in dims.iter().enumerate() {
             let k = |what: &str| lib.kernel(&format!("{}_{what}", d.prefix));
-            let (f, grad_f, g, jac_g, hess_l) = (k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?);
-            let extras = if i == 0 { extras.iter().map(|e| lib.kernel(e)).collect::<std::result::Result<_, _>>()? } else { Vec::new() };
-            built.push(CompiledNlp {
-                n: d.n,
-                m: d.m,
-                p: vec![0.0; d.np],
-                f,
-                grad_f,
-                g,
-                jac_g,
-                hess_l,
-                extras,
-                library: lib.path().to_path_buf(),
-                report,
-                eval_time: Duration::ZERO,
-                evaluations: 0,
-            });
+            let kernels = [k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?].map(Evaluator::Compiled);
+            let extras = if i == 0 { extras.iter().map(|e| lib.kernel(e).map(Evaluator::Compiled)).collect::<std::result::Result<_, _>>()? } else { Vec::new() };
+            built.push(CompiledNlp::from_parts(d.n, d.m, d.np, kernels, extras, Some(lib.path().to_path_buf()), report));
         }
         Ok(built)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn from_parts(n: usize, m: usize, np: usize, kernels: [Evaluator; 5], extras: Vec<Evaluator>, library: Option<PathBuf>, report: BuildReport) -> Self {
+        let [f, grad_f, g, jac_g, hess_l] = kernels;
+        CompiledNlp { n, m, p: vec![0.0; np], f, grad_f, g, jac_g, hess_l, extras, library, report, eval_time: Duration::ZERO, evaluations: 0 }
     }
 
     /// Text that determines the generated module: the NLPs and the extras, serialized
@@ -293,9 +357,10 @@ impl CompiledNlp {
         Ok(alias)
     }
 
-    /// Path of the loaded (cached) object, for [`CompiledNlp::load_group`].
-    pub fn library_path(&self) -> &Path {
-        &self.library
+    /// Path of the loaded (cached) object, for [`CompiledNlp::load_group`]; `None` when
+    /// CasADi evaluates the functions.
+    pub fn library_path(&self) -> Option<&Path> {
+        self.library.as_deref()
     }
 
     /// Number of variables.
@@ -314,7 +379,7 @@ impl CompiledNlp {
     }
 
     /// The extra kernel named `name` (see [`CompiledNlp::build_with_extras`]).
-    pub fn extra(&mut self, name: &str) -> Option<&mut Kernel> {
+    pub fn extra(&mut self, name: &str) -> Option<&mut Evaluator> {
         self.extras.iter_mut().find(|k| k.name() == name)
     }
 

@@ -105,3 +105,45 @@ fn bad_problems_and_options_are_errors() {
     let sol = solver.solve(&mut compiled, &StartPoint::primal(vec![1.0, 5.0, 5.0, 1.0]), Some(&mut stop)).unwrap();
     assert_eq!(sol.status, ApplicationReturnStatus::UserRequestedStop);
 }
+
+#[test]
+fn hs071_evaluated_by_casadi_before_its_module_is_compiled() {
+    let (nlp, d) = hs071();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = CompileOptions { cache_dir: Some(dir.path().to_path_buf()), ..CompileOptions::default() };
+    let solve = |compiled: &mut CompiledNlp| {
+        let structure = compiled.structure(d.x_l.clone(), d.x_u.clone(), d.g_l.clone(), d.g_u.clone()).unwrap();
+        let mut solver = IpoptSolver::new(structure).unwrap();
+        quiet(&mut solver);
+        solver.set_option("tol", 1e-10);
+        solver.solve(compiled, &StartPoint::primal(d.x0.clone()), None).unwrap()
+    };
+    let group = [(&nlp, "hs071_vm")];
+    let (mut first, pending) = CompiledNlp::build_group_or_interpret(&group, "hs071_vm", &[], &opts).unwrap();
+    assert!(first[0].build_report().interpreted && first[0].library_path().is_none());
+    let by_casadi = solve(&mut first[0]);
+    assert_eq!(by_casadi.status, ApplicationReturnStatus::SolveSucceeded);
+    assert!((by_casadi.objective - 17.0140171).abs() < 1e-6, "{}", by_casadi.objective);
+    // The pending module compiles without CasADi (here on another thread) and is then
+    // found by the next build, which evaluates the same numbers in C.
+    let pending = pending.expect("nothing was cached");
+    let compiled_lib = std::thread::spawn({
+        let opts = opts.clone();
+        move || pending.compile_and_load(&opts).map(|lib| lib.path().to_path_buf())
+    });
+    let lib_path = compiled_lib.join().unwrap().unwrap();
+    let (mut second, none) = CompiledNlp::build_group_or_interpret(&group, "hs071_vm", &[], &opts).unwrap();
+    assert!(none.is_none() && !second[0].build_report().interpreted && second[0].build_report().cache_hit);
+    assert_eq!(second[0].library_path(), Some(lib_path.as_path()));
+    let by_c = solve(&mut second[0]);
+    assert_eq!(by_c.iterations, by_casadi.iterations);
+    assert!((by_c.objective - by_casadi.objective).abs() < 1e-12);
+    for (a, b) in by_c.x.iter().zip(&by_casadi.x) {
+        assert!((a - b).abs() < 1e-10, "{a} vs {b}");
+    }
+    // The first solver set OpenBLAS to one thread (its spinning workers only take
+    // cores from other work), unless the environment chose a count.
+    if std::env::var_os("OPENBLAS_NUM_THREADS").is_none() && std::env::var_os("OMP_NUM_THREADS").is_none() {
+        assert_eq!(ipopt::blas_threads(), Some(1));
+    }
+}

@@ -1,0 +1,89 @@
+//! One function of an NLP, evaluated either by compiled C or by CasADi's own virtual
+//! machine (no compiler run: what a first solve can use while its C compiles).
+
+use crate::{NlpError, Result};
+use casadi::{Function, Sparsity};
+use fesd_codegen::{Ccs, Kernel};
+
+/// A function of `(x, p, …)` on input and output nonzeros.
+pub enum Evaluator {
+    /// Generated C in a loaded shared object.
+    Compiled(Kernel),
+    /// The symbolic function, evaluated by CasADi (under its lock).
+    Interpreted(Interpreted),
+}
+
+/// A CasADi function with its sparsity patterns read once.
+pub struct Interpreted {
+    function: Function,
+    sparsity_in: Vec<Ccs>,
+    sparsity_out: Vec<Ccs>,
+}
+
+fn ccs(sp: &Sparsity) -> Ccs {
+    Ccs { nrow: sp.nrow(), ncol: sp.ncol(), colind: sp.colind(), row: sp.row() }
+}
+
+impl Interpreted {
+    /// Wraps `function`, reading its sparsity patterns.
+    pub fn new(function: Function) -> Result<Self> {
+        let sparsity_in = (0..function.n_in()).map(|i| function.sparsity_in(i).map(|s| ccs(&s))).collect::<casadi::Result<_>>()?;
+        let sparsity_out = (0..function.n_out()).map(|i| function.sparsity_out(i).map(|s| ccs(&s))).collect::<casadi::Result<_>>()?;
+        Ok(Interpreted { function, sparsity_in, sparsity_out })
+    }
+}
+
+impl Evaluator {
+    /// The function's name.
+    pub fn name(&self) -> String {
+        match self {
+            Evaluator::Compiled(k) => k.name().to_string(),
+            Evaluator::Interpreted(f) => f.function.name(),
+        }
+    }
+
+    /// Sparsity of input `i` (panics if out of range, like indexing).
+    pub fn sparsity_in(&self, i: usize) -> &Ccs {
+        match self {
+            Evaluator::Compiled(k) => k.sparsity_in(i),
+            Evaluator::Interpreted(f) => &f.sparsity_in[i],
+        }
+    }
+
+    /// Sparsity of output `i` (panics if out of range, like indexing).
+    pub fn sparsity_out(&self, i: usize) -> &Ccs {
+        match self {
+            Evaluator::Compiled(k) => k.sparsity_out(i),
+            Evaluator::Interpreted(f) => &f.sparsity_out[i],
+        }
+    }
+
+    /// Evaluates on input nonzeros, writing every output's nonzeros; lengths are
+    /// checked against the sparsity patterns.
+    pub fn eval(&mut self, inputs: &[&[f64]], outputs: &mut [&mut [f64]]) -> Result<()> {
+        match self {
+            Evaluator::Compiled(k) => Ok(k.eval(inputs, outputs)?),
+            Evaluator::Interpreted(f) => {
+                let bad = |what: String| NlpError::Dimension(format!("{}: {what}", f.function.name()));
+                if inputs.len() != f.sparsity_in.len() || outputs.len() != f.sparsity_out.len() {
+                    return Err(bad(format!("takes {} inputs and {} outputs", f.sparsity_in.len(), f.sparsity_out.len())));
+                }
+                for (i, (x, sp)) in inputs.iter().zip(&f.sparsity_in).enumerate() {
+                    if x.len() != sp.nnz() {
+                        return Err(bad(format!("input {i}: {} values, {} nonzeros expected", x.len(), sp.nnz())));
+                    }
+                }
+                for (i, (y, sp)) in outputs.iter().zip(&f.sparsity_out).enumerate() {
+                    if y.len() != sp.nnz() {
+                        return Err(bad(format!("output {i}: {} slots, {} nonzeros expected", y.len(), sp.nnz())));
+                    }
+                }
+                let values = f.function.eval_nonzeros(inputs)?;
+                for (y, v) in outputs.iter_mut().zip(values) {
+                    y.copy_from_slice(&v);
+                }
+                Ok(())
+            }
+        }
+    }
+}
