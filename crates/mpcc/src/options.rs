@@ -15,9 +15,10 @@ pub enum Kernels {
     /// Compiled kernels if the cache has them; otherwise CasADi evaluates them and no
     /// compiler runs.
     Interpreted,
-    /// Compiled kernels if the cache has them; otherwise CasADi evaluates them for this
-    /// solve while their C compiles on another thread, for the next run (the solver
-    /// waits for that compiler when it is dropped).
+    /// Compiled kernels if the cache has them; otherwise CasADi evaluates them while
+    /// their C compiles on another thread. Solves that start after the compiler is done
+    /// evaluate the compiled kernels (see `MpccSolver::wait_for_compiled_kernels`), and
+    /// so does the next run; the solver waits for the compiler when it is dropped.
     #[default]
     Auto,
 }

@@ -13,9 +13,9 @@ use crate::error::{MpccError, Result};
 use crate::nosbench;
 use crate::options::{HomotopyOptions, Kernels};
 use crate::relax::RelaxedLayout;
-use crate::solver::{MpccSolver, BRANCH_PREFIX, MODULE};
+use crate::solver::{module_dims, MpccSolver, MODULE};
 use fesd_codegen::CompileOptions;
-use fesd_nlp::{CompiledNlp, NlpDims};
+use fesd_nlp::CompiledNlp;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -84,9 +84,9 @@ impl MpccSolver {
             // written once the module is there.
             let compile = compile.clone();
             solver.background_compile = Some(std::thread::spawn(move || {
-                if let Ok(lib) = pending.compile_and_load(&compile) {
-                    Prepared { library: lib.path().to_path_buf(), ..record }.store(&key, &compile);
-                }
+                let library = pending.compile_and_load(&compile).ok()?.path().to_path_buf();
+                Prepared { library: library.clone(), ..record }.store(&key, &compile);
+                Some(library)
             }));
         }
         solver.set_build_time(started.elapsed());
@@ -106,15 +106,7 @@ impl MpccSolver {
         if !consistent {
             return None;
         }
-        let mut dims = vec![NlpDims {
-            prefix: MODULE.into(),
-            n: n_w + layout.n_slack,
-            m: n_g + n_c + layout.lower_bound_rows,
-            np: record.n_p + 1,
-        }];
-        if record.branch {
-            dims.push(NlpDims { prefix: BRANCH_PREFIX.into(), n: n_w, m: n_g + 2 * n_c, np: record.n_p });
-        }
+        let dims = module_dims(&layout, n_w, n_g, record.n_p, record.branch);
         let mut built = CompiledNlp::load_group(&record.library, MODULE, &dims, &[format!("{MODULE}_report")]).ok()??;
         let compiled = built.remove(0);
         let mut solver = Self::assemble(compiled, built.pop(), layout, data, opts.clone(), started).ok()?;

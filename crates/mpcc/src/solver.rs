@@ -10,7 +10,7 @@ use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationar
 use casadi::Kind;
 use fesd_codegen::CompileOptions;
 use fesd_nlp::BuildReport;
-use fesd_nlp::{CompiledNlp, PendingModule};
+use fesd_nlp::{CompiledNlp, NlpDims, PendingModule};
 use ipopt::{IpoptSolver, Solution, StartPoint};
 use std::time::{Duration, Instant};
 
@@ -53,8 +53,8 @@ pub struct MpccSolver {
     layout: RelaxedLayout,
     /// True if built from a prepared file's record (no expressions read).
     prepared: bool,
-    /// The module compiling on another thread for the next run (joined on drop).
-    pub(crate) background_compile: Option<std::thread::JoinHandle<()>>,
+    /// The module compiling on another thread (joined on drop): its path, once built.
+    pub(crate) background_compile: Option<std::thread::JoinHandle<Option<std::path::PathBuf>>>,
 }
 
 impl Drop for MpccSolver {
@@ -146,6 +146,28 @@ impl MpccSolver {
 
     /// The module's path and the sizes and bound decisions this solver was assembled
     /// from: what [`MpccSolver::from_file`] records to skip the expressions next time.
+    /// Waits for kernels compiling on another thread (see [`Kernels::Auto`]) and makes
+    /// the following solves evaluate them; true if this solver's kernels are compiled
+    /// afterwards. Solves adopt finished kernels by themselves; this is for a caller
+    /// that wants them before its next solve.
+    pub fn wait_for_compiled_kernels(&mut self) -> bool {
+        self.adopt_compiled_kernels();
+        !self.kernels_interpreted()
+    }
+
+    /// Joins the background compiler (if any) and swaps in its module's kernels.
+    fn adopt_compiled_kernels(&mut self) {
+        let Some(handle) = self.background_compile.take() else { return };
+        let Ok(Some(library)) = handle.join() else { return };
+        let dims = module_dims(&self.layout, self.n_w, self.n_g, self.p0.len(), self.branch.is_some());
+        let Ok(Some(mut built)) = CompiledNlp::load_group(&library, MODULE, &dims, &[format!("{MODULE}_report")]) else { return };
+        let relaxed = built.remove(0);
+        if let (Some(branch), Some(compiled)) = (self.branch.as_mut(), built.pop()) {
+            branch.compiled = compiled;
+        }
+        self.compiled = relaxed;
+    }
+
     pub(crate) fn set_build_time(&mut self, t: Duration) {
         self.build_time = t;
     }
@@ -311,6 +333,9 @@ impl MpccSolver {
     /// `max_i |G_i H_i| ≤ finish_handover`; if the finish cannot make that point exact
     /// and certified, the homotopy runs to the end and the finish is tried there.
     pub fn solve(&mut self) -> MpccResult {
+        if self.background_compile.as_ref().is_some_and(|h| h.is_finished()) {
+            self.adopt_compiled_kernels();
+        }
         self.handed_over = None;
         let finishing = self.opts.active_set_finish && self.branch.is_some();
         let handover = finishing.then_some(self.opts.finish_handover).filter(|&h| h > self.opts.comp_tol);
@@ -680,6 +705,17 @@ fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
     let total_iterations = first.total_iterations + second.total_iterations;
     let chosen = if second.status.is_converged() || second.comp_residual <= first.comp_residual { second } else { first };
     MpccResult { total_iterations, steps, messages, timing, ..chosen }
+}
+
+/// The NLPs of an MPCC's module: the relaxed NLP, then the finish's branch NLP if
+/// `branch`.
+pub(crate) fn module_dims(layout: &RelaxedLayout, n_w: usize, n_g: usize, n_p: usize, branch: bool) -> Vec<NlpDims> {
+    let n_c = layout.n_comp;
+    let mut dims = vec![NlpDims { prefix: MODULE.into(), n: n_w + layout.n_slack, m: n_g + n_c + layout.lower_bound_rows, np: n_p + 1 }];
+    if branch {
+        dims.push(NlpDims { prefix: BRANCH_PREFIX.into(), n: n_w, m: n_g + 2 * n_c, np: n_p });
+    }
+    dims
 }
 
 /// The finish's NLP: `min f s.t. lbg ≤ g ≤ ubg, G ≥ 0, H ≥ 0` in w (no relaxation),

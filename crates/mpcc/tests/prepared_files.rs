@@ -133,3 +133,18 @@ fn auto_kernels_solve_by_casadi_first_and_compile_for_the_next_run() {
     assert!(second.prepared_from_cache() && !second.kernels_interpreted() && second.kernels_cached());
     assert_same(&compiled, &second.solve());
 }
+
+#[test]
+fn a_solver_built_by_casadi_adopts_its_compiled_kernels_for_later_solves() {
+    let (_dir, compile, file) = sandbox();
+    let opts = HomotopyOptions::default();
+    let mut solver = MpccSolver::from_file(&file, opts, &compile, Kernels::Auto).unwrap();
+    assert!(solver.kernels_interpreted());
+    let by_casadi = solver.solve();
+    assert!(solver.wait_for_compiled_kernels());
+    assert!(!solver.kernels_interpreted());
+    // The same solver, now in C (relaxed NLP and the finish's branch NLP alike).
+    let by_c = solver.solve();
+    assert_same(&by_casadi, &by_c);
+    assert_eq!(by_c.finish.map(|f| f.stationarity), by_casadi.finish.map(|f| f.stationarity));
+}
