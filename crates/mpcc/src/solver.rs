@@ -144,8 +144,6 @@ impl MpccSolver {
         })
     }
 
-    /// The module's path and the sizes and bound decisions this solver was assembled
-    /// from: what [`MpccSolver::from_file`] records to skip the expressions next time.
     /// Waits for kernels compiling on another thread (see [`Kernels::Auto`]) and makes
     /// the following solves evaluate them; true if this solver's kernels are compiled
     /// afterwards. Solves adopt finished kernels by themselves; this is for a caller
@@ -183,6 +181,8 @@ impl MpccSolver {
         self.prepared
     }
 
+    /// The module's path and the sizes and bound decisions this solver was assembled
+    /// from: what [`MpccSolver::from_file`] records to skip the expressions next time.
     pub(crate) fn prepared_parts(&self) -> (Option<&std::path::Path>, &RelaxedLayout, bool) {
         (self.compiled.library_path(), &self.layout, self.branch.is_some())
     }
