@@ -7,6 +7,8 @@
 //! it (or reuses the cached object) and loads it. The compiled NLP implements
 //! [`ipopt::NlpCallbacks`], so Ipopt evaluates nothing but compiled code; the
 //! parameters `p` can change between solves without recompiling.
+//! [`CompiledNlp::build_group_or_interpret`] starts without a compiler run: CasADi
+//! evaluates the same functions until their module, compiled elsewhere, is loaded.
 
 mod evaluator;
 pub mod problems;
@@ -225,7 +227,7 @@ impl CompiledNlp {
         // On a warm cache the object is found from the problems themselves (their
         // serialized functions), without deriving and generating C again.
         let alias = Self::alias(nlps, module, extras)?;
-        let dims: Vec<NlpDims> = nlps.iter().map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() }).collect();
+        let dims = Self::dims_of(nlps);
         let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
         let names = kernel_names(&dims, &extra_names);
         let (lib, t1) = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
@@ -252,7 +254,7 @@ impl CompiledNlp {
     ) -> Result<(Vec<CompiledNlp>, Option<PendingModule>)> {
         let t0 = Instant::now();
         let alias = Self::alias(nlps, module, extras)?;
-        let dims: Vec<NlpDims> = nlps.iter().map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() }).collect();
+        let dims = Self::dims_of(nlps);
         let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
         if let Some(lib) = KernelLibrary::load_alias(&alias, module, &kernel_names(&dims, &extra_names), opts)? {
             let report = BuildReport { codegen: t0.elapsed(), compile_and_load: Duration::ZERO, cache_hit: true, interpreted: false };
@@ -264,7 +266,7 @@ impl CompiledNlp {
         for (i, (nlp, _)) in nlps.iter().enumerate() {
             let own = &functions[KERNELS.len() * i..KERNELS.len() * (i + 1)];
             let [f, grad_f, g, jac_g, hess_l] = [0, 1, 2, 3, 4].map(|k| interpreted(&own[k]));
-            let kernels = [f?, grad_f?, g?, jac_g?, hess_l?];
+            let kernels = [f?, grad_f?, g?, jac_g?, hess_l?]; // in the order of KERNELS
             let extras = if i == 0 { extras.iter().map(interpreted).collect::<Result<_>>()? } else { Vec::new() };
             built.push(CompiledNlp::from_parts(nlp.x.nrow(), nlp.g.nrow(), nlp.p.nrow(), kernels, extras, None, BuildReport::default()));
         }
@@ -274,6 +276,11 @@ impl CompiledNlp {
             nlp.report = report;
         }
         Ok((built, Some(pending)))
+    }
+
+    /// Prefix and sizes of each NLP.
+    fn dims_of<K: Kind>(nlps: &[(&SymbolicNlp<K>, &str)]) -> Vec<NlpDims> {
+        nlps.iter().map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() }).collect()
     }
 
     /// Every function of the module: each NLP's five derivative functions (in the order
