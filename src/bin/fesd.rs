@@ -209,6 +209,10 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
             (built.as_secs_f64() + result.timing.first_iteration) * 1e3
         );
     }
+    if args.verbose >= 1 {
+        let phases: Vec<String> = solver.start_up().iter().map(|(what, t)| format!("{what} {:.1} ms", t.as_secs_f64() * 1e3)).collect();
+        println!("start-up phases: {}", phases.join(", "));
+    }
     redirect.restore();
     let name = args.file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     if args.json {

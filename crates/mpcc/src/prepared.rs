@@ -18,7 +18,7 @@ use fesd_codegen::CompileOptions;
 use fesd_nlp::CompiledNlp;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Version of the record's layout and of the relaxation that produced it: bump it when
 /// either changes, so older records are not read.
@@ -45,6 +45,18 @@ impl Prepared {
     }
 }
 
+/// Phases of a start-up and when the last one ended.
+struct Phases(Vec<(&'static str, Duration)>, Instant);
+
+impl Phases {
+    /// Records the phase that ends now.
+    fn end(&mut self, what: &'static str) {
+        let now = Instant::now();
+        self.0.push((what, now - self.1));
+        self.1 = now;
+    }
+}
+
 /// The record's key: the format, this crate's version, the options the kernels depend
 /// on, and the file's bytes (hashed by the cache).
 fn key(text: &str, opts: &HomotopyOptions) -> String {
@@ -67,14 +79,19 @@ impl MpccSolver {
     /// deserializing and differentiating them (see [`MpccSolver::prepared_from_cache`]).
     pub fn from_file(path: &Path, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<Self> {
         let started = Instant::now();
+        let mut phases = Phases(Vec::new(), started);
         opts.validate()?;
         let text = std::fs::read_to_string(path).map_err(|err| MpccError::Io { path: path.to_path_buf(), err })?;
         let key = key(&text, &opts);
-        if let Some(solver) = Self::from_record(&text, &key, &opts, compile, started) {
+        phases.end("read the file");
+        if let Some(mut solver) = Self::from_record(&text, &key, &opts, compile, started, &mut phases) {
+            solver.set_start_up(phases.0);
             return Ok(solver);
         }
         let mpcc = nosbench::from_str(&text)?;
+        phases.end("deserialize and check the expressions");
         let (mut solver, pending) = Self::build(&mpcc, opts, compile, kernels)?;
+        phases.end(if pending.is_some() { "derive, generate C, set up Ipopt" } else { "derive, compile or load kernels, set up Ipopt" });
         let (library, layout, branch) = solver.prepared_parts();
         let record = Prepared { library: library.map(Path::to_path_buf).unwrap_or_default(), layout: layout.clone(), branch, n_p: mpcc.p0.len() };
         if library.is_some() {
@@ -90,13 +107,16 @@ impl MpccSolver {
             }));
         }
         solver.set_build_time(started.elapsed());
+        solver.set_start_up(phases.0);
         Ok(solver)
     }
 
     /// The solver from the record under `key`, if there is a usable one.
-    fn from_record(text: &str, key: &str, opts: &HomotopyOptions, compile: &CompileOptions, started: Instant) -> Option<Self> {
+    fn from_record(text: &str, key: &str, opts: &HomotopyOptions, compile: &CompileOptions, started: Instant, phases: &mut Phases) -> Option<Self> {
         let record: Prepared = serde_json::from_str(&compile.find_note(key)?).ok()?;
+        phases.end("find the record");
         let data = nosbench::data_from_str(text).ok()?;
+        phases.end("read the numbers");
         let layout = record.layout;
         let (n_w, n_g, n_c) = (data.lbw.len(), data.lbg.len(), layout.n_comp);
         let consistent = layout.pair_variables.len() == n_c
@@ -108,8 +128,10 @@ impl MpccSolver {
         }
         let dims = module_dims(&layout, n_w, n_g, record.n_p, record.branch);
         let mut built = CompiledNlp::load_group(&record.library, MODULE, &dims, &[format!("{MODULE}_report")]).ok()??;
+        phases.end("load the kernels");
         let compiled = built.remove(0);
         let mut solver = Self::assemble(compiled, built.pop(), layout, data, opts.clone(), started).ok()?;
+        phases.end("set up Ipopt");
         solver.mark_prepared();
         Some(solver)
     }

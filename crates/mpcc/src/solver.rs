@@ -53,6 +53,8 @@ pub struct MpccSolver {
     layout: RelaxedLayout,
     /// True if built from a prepared file's record (no expressions read).
     prepared: bool,
+    /// How [`MpccSolver::from_file`] spent its time, phase by phase.
+    start_up: Vec<(&'static str, Duration)>,
     /// The module compiling on another thread (joined on drop): its path, once built.
     pub(crate) background_compile: Option<std::thread::JoinHandle<Option<std::path::PathBuf>>>,
 }
@@ -139,6 +141,7 @@ impl MpccSolver {
             build_time: started.elapsed(),
             layout,
             prepared: false,
+            start_up: Vec::new(),
             background_compile: None,
             opts,
         })
@@ -168,6 +171,17 @@ impl MpccSolver {
 
     pub(crate) fn set_build_time(&mut self, t: Duration) {
         self.build_time = t;
+    }
+
+    pub(crate) fn set_start_up(&mut self, phases: Vec<(&'static str, Duration)>) {
+        self.start_up = phases;
+    }
+
+    /// Where [`MpccSolver::from_file`] spent its time, phase by phase (e.g. reading the
+    /// file, finding its record, loading the kernels, setting up Ipopt); empty for
+    /// solvers built otherwise.
+    pub fn start_up(&self) -> &[(&'static str, Duration)] {
+        &self.start_up
     }
 
     pub(crate) fn mark_prepared(&mut self) {
