@@ -2,7 +2,7 @@
 
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
-use crate::options::{HomotopyOptions, Kernels};
+use crate::options::{HomotopyOptions, Kernels, Steering};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
@@ -467,12 +467,18 @@ impl MpccSolver {
                 break;
             }
             let mut last_mu = f64::NAN;
+            // Distance the iterates may travel before the NLP counts as diverging (see
+            // `is_diverging`); the steps' lengths add up to a bound of it.
+            let reach = DIVERGENCE_FACTOR * (1.0 + max_abs(&x));
+            let (mut travelled, mut ran_away) = (0.0, false);
             let mut track_mu = |info: &ipopt::IterationInfo| {
                 last_mu = info.mu;
                 if first_iteration.is_none() {
                     first_iteration = Some(t_total.elapsed());
                 }
-                true
+                travelled += info.alpha_pr * info.d_norm;
+                ran_away = travelled > reach;
+                !ran_away
             };
             let t_ipopt = Instant::now();
             let mut warm_duals = false;
@@ -541,7 +547,8 @@ impl MpccSolver {
             let ok = sol.status.is_success();
             last = Some(sol.clone());
             if !ok {
-                if recoveries < self.opts.max_recoveries && is_budget_exhausted(sol.status) {
+                let diverging = ran_away || is_diverging(&sol, &x);
+                if recoveries < self.opts.max_recoveries && is_budget_exhausted(sol.status) && !diverging {
                     // Out of iterations or time: resume the same NLP from where it stopped.
                     recoveries += 1;
                     messages.push(format!(
@@ -584,13 +591,19 @@ impl MpccSolver {
                         continue;
                     }
                     None if recoveries < self.opts.max_recoveries => {
-                        // No good iterate yet: relax more (σ ← 10 σ) from the initial guess.
+                        // No good iterate yet. Direct steering: relax more (σ ← 10 σ). Elastic
+                        // steering relaxes complementarity at every σ, so a larger σ only weakens
+                        // the penalty s/σ; if the iterates diverged, the penalty was too weak to
+                        // bound the objective (it rewards violating complementarity): σ ← σ/1000.
                         recoveries += 1;
-                        let next = 10.0 * sigma;
+                        let elastic = self.opts.steering != Steering::Direct;
+                        let next = if elastic && diverging { 1e-3 * sigma } else { 10.0 * sigma };
                         messages.push(format!(
-                            "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: no good iterate yet, retrying from the initial guess with sigma = {next:e}",
-                            sol.status
+                            "step {k}: NLP ended with {:?}{} at sigma = {sigma:e}; recovery {recoveries}: no good iterate yet, retrying from the initial guess with sigma = {next:e}",
+                            sol.status,
+                            if diverging { " (diverging iterates)" } else { "" }
                         ));
+                        x = self.w0.iter().copied().chain(std::iter::repeat_n(next, self.layout.n_slack)).collect();
                         sigma = next;
                         recovery = true;
                         continue;
@@ -753,6 +766,22 @@ fn branch_eval(b: &mut BranchNlp, w: &[f64]) -> Option<(f64, f64)> {
     use ipopt::NlpCallbacks;
     let f = b.compiled.objective(w, true)?;
     Some((f, b.residual(w)?))
+}
+
+/// The NLP's iterates ran away: Ipopt says so, or they went a millionfold beyond the
+/// start (an objective unbounded below, e.g. a relaxation that rewards violating
+/// complementarity more than its penalty costs) — resuming such a solve only goes further.
+/// The homotopy's NLPs also stop early once their steps add up to that distance.
+fn is_diverging(sol: &Solution, start: &[f64]) -> bool {
+    sol.status == ipopt::ApplicationReturnStatus::DivergingIterates || max_abs(&sol.x) > DIVERGENCE_FACTOR * (1.0 + max_abs(start))
+}
+
+/// How far beyond its start (relative to `1 + max |start|`) an NLP's iterates may go
+/// before the homotopy calls them diverging.
+const DIVERGENCE_FACTOR: f64 = 1e6;
+
+fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
 }
 
 /// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.
