@@ -124,6 +124,12 @@ fn json_output_is_only_json_even_with_solver_output() {
     let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{stdout}"));
     assert_eq!(report["status"], "converged");
     assert!(stderr.contains("Ipopt"), "Ipopt's log should be on stderr:\n{stderr}");
+    // How the solver started: its phases (reading the file first) and its kernels.
+    let phases = report["start_up"].as_array().expect("start_up phases");
+    assert_eq!(phases[0]["phase"], "read the file");
+    assert!(phases.iter().all(|p| p["seconds"].as_f64().is_some_and(|t| t >= 0.0)));
+    assert!(report["kernels"] == "compiled" || report["kernels"] == "interpreted", "{}", report["kernels"]);
+    assert!(report["prepared_from_cache"].is_boolean());
     // An option Ipopt rejects: nothing on stdout, the message on stderr, exit 2.
     let (code, stdout, stderr) = fesd(&["mpcc", path_str(&file), "--json", "--ipopt", "no_such_option=3"]);
     assert_eq!(code, 2, "{stderr}");

@@ -216,7 +216,7 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
     redirect.restore();
     let name = args.file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     if args.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&report(&name, &result, solver.build_time().as_secs_f64()))?))?;
+        emit(&format!("{}\n", serde_json::to_string_pretty(&report(&name, &result, &solver))?))?;
     } else {
         let mut text = format!(
             "{name}: {} f = {:.10e} comp_res = {:.3e} steps = {} ipopt_iterations = {} time = {:.4} s (ipopt {:.4} s, kernels {:.4} s, own {:.4} s; build {:.3} s)\n",
@@ -247,7 +247,9 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
     Ok(result.status.is_converged())
 }
 
-fn report(file: &str, r: &MpccResult, build_time: f64) -> serde_json::Value {
+fn report(file: &str, r: &MpccResult, solver: &MpccSolver) -> serde_json::Value {
+    let start_up: Vec<serde_json::Value> =
+        solver.start_up().iter().map(|(phase, t)| serde_json::json!({ "phase": phase, "seconds": t.as_secs_f64() })).collect();
     serde_json::json!({
         "file": file,
         "status": r.status.name(),
@@ -260,7 +262,10 @@ fn report(file: &str, r: &MpccResult, build_time: f64) -> serde_json::Value {
         "ipopt_time": r.timing.ipopt,
         "kernel_time": r.timing.kernels,
         "own_time": r.timing.own,
-        "build_time": build_time,
+        "build_time": solver.build_time().as_secs_f64(),
+        "start_up": start_up,
+        "prepared_from_cache": solver.prepared_from_cache(),
+        "kernels": if solver.kernels_interpreted() { "interpreted" } else { "compiled" },
         "first_iteration_time": r.timing.first_iteration,
         "stationarity": r.finish.as_ref().map(|f| f.stationarity.name()),
         "finish": r.finish,
