@@ -244,6 +244,9 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
         }
         emit(&text)?;
     }
+    if args.verbose >= 1 && solver.compiling_in_background() {
+        eprintln!("compiling the kernels for the next run of this file (the process ends when the compiler is done)");
+    }
     Ok(result.status.is_converged())
 }
 

@@ -156,6 +156,12 @@ impl MpccSolver {
         !self.kernels_interpreted()
     }
 
+    /// True while this solver's kernels are still compiling on another thread (see
+    /// [`Kernels::Auto`]); dropping the solver then waits for the compiler.
+    pub fn compiling_in_background(&self) -> bool {
+        self.background_compile.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
     /// Joins the background compiler (if any) and swaps in its module's kernels.
     fn adopt_compiled_kernels(&mut self) {
         let Some(handle) = self.background_compile.take() else { return };
