@@ -24,6 +24,7 @@
 
 use crate::options::HomotopyOptions;
 use crate::result::{FinishReport, Stationarity};
+use crate::solver::max_abs;
 use fesd_nlp::CompiledNlp;
 use highs::{Milp, MilpStatus};
 use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, Solution, StartPoint};
@@ -128,8 +129,7 @@ impl BranchNlp {
         let held = self.held_at_zero(sides);
         let (biactive, others): (Vec<_>, Vec<_>) = held.into_iter().partition(|(i, _, _)| sides[*i] == Side::Both);
         let free_sign: std::collections::HashSet<usize> = others.iter().filter_map(|(_, _, v)| *v).collect();
-        let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let scale = 1.0 + largest(&sol.mult_g).max(largest(&sol.mult_x_l)).max(largest(&sol.mult_x_u));
+        let scale = 1.0 + max_abs(&sol.mult_g).max(max_abs(&sol.mult_x_l)).max(max_abs(&sol.mult_x_u));
         biactive.iter().all(|&(_, row, var)| match var {
             Some(j) if free_sign.contains(&j) => true,
             Some(j) => sol.mult_x_l[j] - sol.mult_x_u[j] >= -1e-8 * scale,
@@ -308,7 +308,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             // Polishing a B-stationary point into exact complementarity: take the branch
             // point if it solved nearby (the LPEC box is the neighbourhood).
             polished = true;
-            let size = 1.0 + w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let size = 1.0 + max_abs(&w);
             let moved = w.iter().zip(&sol.x).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
             if f_after.is_finite() && moved <= opts.lpec_radius * size {
                 w = sol.x;

@@ -162,6 +162,11 @@ impl MpccSolver {
         self.background_compile.as_ref().is_some_and(|h| !h.is_finished())
     }
 
+    /// The relaxed NLP's start: the initial guess w0, each elastic slack at `sigma`.
+    fn initial_point(&self, sigma: f64) -> Vec<f64> {
+        self.w0.iter().copied().chain(std::iter::repeat_n(sigma, self.layout.n_slack)).collect()
+    }
+
     /// Joins the background compiler (if any) and swaps in its module's kernels.
     fn adopt_compiled_kernels(&mut self) {
         let Some(handle) = self.background_compile.take() else { return };
@@ -303,7 +308,7 @@ impl MpccSolver {
         if !ok {
             return Evaluated { objective: f64::NAN, residual: f64::NAN };
         }
-        let residual = gh.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let residual = max_abs(&gh);
         Evaluated { objective: f[0], residual }
     }
 
@@ -443,7 +448,7 @@ impl MpccSolver {
         let sigma_n = self.opts.sigma_final();
         let mut kappa = self.opts.kappa;
         let mut sigma = self.opts.sigma_0;
-        let mut x: Vec<f64> = self.w0.iter().copied().chain(std::iter::repeat_n(self.opts.sigma_0, self.layout.n_slack)).collect();
+        let mut x = self.initial_point(self.opts.sigma_0);
         let mut k = 0;
         if let Some(r) = resume_at {
             (x, sigma, k, n_steps, kappa) = (r.x, r.sigma, r.k, r.n_steps, r.kappa);
@@ -553,7 +558,7 @@ impl MpccSolver {
             let ok = sol.status.is_success();
             last = Some(sol.clone());
             if !ok {
-                let diverging = ran_away || is_diverging(&sol, &x);
+                let diverging = ran_away || is_diverging(&sol, reach);
                 if recoveries < self.opts.max_recoveries && is_budget_exhausted(sol.status) && !diverging {
                     // Out of iterations or time: resume the same NLP from where it stopped.
                     recoveries += 1;
@@ -609,7 +614,7 @@ impl MpccSolver {
                             sol.status,
                             if diverging { " (diverging iterates)" } else { "" }
                         ));
-                        x = self.w0.iter().copied().chain(std::iter::repeat_n(next, self.layout.n_slack)).collect();
+                        x = self.initial_point(next);
                         sigma = next;
                         recovery = true;
                         continue;
@@ -774,19 +779,21 @@ fn branch_eval(b: &mut BranchNlp, w: &[f64]) -> Option<(f64, f64)> {
     Some((f, b.residual(w)?))
 }
 
-/// The NLP's iterates ran away: Ipopt says so, or they went a millionfold beyond the
-/// start (an objective unbounded below, e.g. a relaxation that rewards violating
-/// complementarity more than its penalty costs) — resuming such a solve only goes further.
-/// The homotopy's NLPs also stop early once their steps add up to that distance.
-fn is_diverging(sol: &Solution, start: &[f64]) -> bool {
-    sol.status == ipopt::ApplicationReturnStatus::DivergingIterates || max_abs(&sol.x) > DIVERGENCE_FACTOR * (1.0 + max_abs(start))
+/// The NLP's iterates ran away: Ipopt says so, or they went beyond `reach` (a
+/// millionfold the start, see `DIVERGENCE_FACTOR`: an objective unbounded below, e.g. a
+/// relaxation that rewards violating complementarity more than its penalty costs) —
+/// resuming such a solve only goes further. The homotopy's NLPs also stop early once
+/// their steps add up to `reach`.
+fn is_diverging(sol: &Solution, reach: f64) -> bool {
+    sol.status == ipopt::ApplicationReturnStatus::DivergingIterates || max_abs(&sol.x) > reach
 }
 
 /// How far beyond its start (relative to `1 + max |start|`) an NLP's iterates may go
 /// before the homotopy calls them diverging.
 const DIVERGENCE_FACTOR: f64 = 1e6;
 
-fn max_abs(v: &[f64]) -> f64 {
+/// max_i |v_i| (0 for an empty slice).
+pub(crate) fn max_abs(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
 }
 

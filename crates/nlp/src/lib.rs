@@ -224,13 +224,8 @@ impl CompiledNlp {
         opts: &CompileOptions,
     ) -> Result<Vec<CompiledNlp>> {
         let t0 = Instant::now();
-        // On a warm cache the object is found from the problems themselves (their
-        // serialized functions), without deriving and generating C again.
-        let alias = Self::alias(nlps, module, extras)?;
-        let dims = Self::dims_of(nlps);
-        let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
-        let names = kernel_names(&dims, &extra_names);
-        let (lib, t1) = match KernelLibrary::load_alias(&alias, module, &names, opts)? {
+        let (alias, dims, extra_names, cached) = Self::find_cached(nlps, module, extras, opts)?;
+        let (lib, t1) = match cached {
             Some(lib) => (lib, Instant::now()),
             None => {
                 let pending = PendingModule { source: Self::render(module, &Self::functions(nlps, extras)?)?, alias };
@@ -253,10 +248,8 @@ impl CompiledNlp {
         opts: &CompileOptions,
     ) -> Result<(Vec<CompiledNlp>, Option<PendingModule>)> {
         let t0 = Instant::now();
-        let alias = Self::alias(nlps, module, extras)?;
-        let dims = Self::dims_of(nlps);
-        let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
-        if let Some(lib) = KernelLibrary::load_alias(&alias, module, &kernel_names(&dims, &extra_names), opts)? {
+        let (alias, dims, extra_names, cached) = Self::find_cached(nlps, module, extras, opts)?;
+        if let Some(lib) = cached {
             let report = BuildReport { codegen: t0.elapsed(), compile_and_load: Duration::ZERO, cache_hit: true, interpreted: false };
             return Ok((Self::assemble(&lib, &dims, &extra_names, report)?, None));
         }
@@ -276,6 +269,23 @@ impl CompiledNlp {
             nlp.report = report;
         }
         Ok((built, Some(pending)))
+    }
+
+    /// The module's alias, the NLPs' prefixes and sizes, the extras' names, and the
+    /// module if the cache has it. On a warm cache the object is found from the problems
+    /// themselves (their serialized functions), without deriving and generating C again.
+    #[allow(clippy::type_complexity)]
+    fn find_cached<K: Kind>(
+        nlps: &[(&SymbolicNlp<K>, &str)],
+        module: &str,
+        extras: &[Function],
+        opts: &CompileOptions,
+    ) -> Result<(String, Vec<NlpDims>, Vec<String>, Option<KernelLibrary>)> {
+        let alias = Self::alias(nlps, module, extras)?;
+        let dims = Self::dims_of(nlps);
+        let extra_names: Vec<String> = extras.iter().map(|e| e.name()).collect();
+        let cached = KernelLibrary::load_alias(&alias, module, &kernel_names(&dims, &extra_names), opts)?;
+        Ok((alias, dims, extra_names, cached))
     }
 
     /// Prefix and sizes of each NLP.
