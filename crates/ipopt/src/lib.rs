@@ -419,6 +419,8 @@ pub struct IpoptSolver {
     problem: std::cell::RefCell<Option<Problem>>,
     /// Names of the per-solve options applied to the cached problem.
     applied_extra: std::cell::RefCell<Vec<String>>,
+    /// See [`IpoptSolver::set_reuse_hessian_perturbation`].
+    reuse_hessian_perturbation: bool,
 }
 
 impl Clone for IpoptSolver {
@@ -428,6 +430,7 @@ impl Clone for IpoptSolver {
             options: self.options.clone(),
             problem: Default::default(),
             applied_extra: Default::default(),
+            reuse_hessian_perturbation: self.reuse_hessian_perturbation,
         }
     }
 }
@@ -509,10 +512,10 @@ unsafe fn slice_mut<'a>(p: *mut f64, n: usize) -> &'a mut [f64] {
     }
 }
 
-extern "C" fn eval_f(n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut c_void) -> bool {
+extern "C" fn eval_f(_n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut c_void) -> bool {
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
-        let x = unsafe { slice(x, n as usize) };
+        let x = unsafe { slice(x, c.structure.n()) };
         match c.cb.objective(x, new_x) {
             Some(v) if c.finite(true, "objective", &[v]) => {
                 unsafe { *obj = v };
@@ -526,16 +529,19 @@ extern "C" fn eval_f(n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut c
 extern "C" fn eval_grad_f(n: i32, x: *mut f64, new_x: bool, grad: *mut f64, ud: *mut c_void) -> bool {
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
-        let (x, g) = unsafe { (slice(x, n as usize), slice_mut(grad, n as usize)) };
+        let (x, g) = unsafe { (slice(x, c.structure.n()), slice_mut(grad, n as usize)) };
+        // The perturbation pin (if any) has no gradient.
+        let (g, pin) = g.split_at_mut(c.structure.n());
+        pin.fill(0.0);
         let ok = c.cb.gradient(x, new_x, g);
         c.finite(ok, "objective gradient", g)
     })
 }
 
-extern "C" fn eval_g(n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud: *mut c_void) -> bool {
+extern "C" fn eval_g(_n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud: *mut c_void) -> bool {
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
-        let (x, g) = unsafe { (slice(x, n as usize), slice_mut(g, m as usize)) };
+        let (x, g) = unsafe { (slice(x, c.structure.n()), slice_mut(g, m as usize)) };
         let ok = c.cb.constraints(x, new_x, g);
         c.finite(ok, "constraints", g)
     })
@@ -553,7 +559,7 @@ unsafe fn write_pattern(rows: &[usize], cols: &[usize], irow: *mut i32, jcol: *m
 }
 
 extern "C" fn eval_jac_g(
-    n: i32,
+    _n: i32,
     x: *mut f64,
     new_x: bool,
     _m: i32,
@@ -582,14 +588,14 @@ extern "C" fn eval_jac_g(
             unsafe { *values = 0.0 };
             return true;
         }
-        let (x, v) = unsafe { (slice(x, n as usize), slice_mut(values, nele as usize)) };
+        let (x, v) = unsafe { (slice(x, c.structure.n()), slice_mut(values, nele as usize)) };
         let ok = c.cb.jacobian(x, new_x, v);
         c.finite(ok, "constraint Jacobian", v)
     })
 }
 
 extern "C" fn eval_h(
-    n: i32,
+    _n: i32,
     x: *mut f64,
     new_x: bool,
     obj_factor: f64,
@@ -609,7 +615,8 @@ extern "C" fn eval_h(
             unsafe { write_pattern(&c.structure.hess_rows, &c.structure.hess_cols, irow, jcol, nele) };
             return true;
         }
-        let (x, l, v) = unsafe { (slice(x, n as usize), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
+        let (x, l, v) =
+            unsafe { (slice(x, c.structure.n()), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
         let ok = c.cb.hessian(x, new_x, obj_factor, l, new_lambda, v);
         c.finite(ok, "Lagrangian Hessian", v)
     })
@@ -678,7 +685,37 @@ impl IpoptSolver {
         structure.validate()?;
         allocator::keep_freed_memory();
         blas::single_threaded_blas();
-        Ok(IpoptSolver { structure, options: Vec::new(), problem: Default::default(), applied_extra: Default::default() })
+        Ok(IpoptSolver {
+            structure,
+            options: Vec::new(),
+            problem: Default::default(),
+            applied_extra: Default::default(),
+            reuse_hessian_perturbation: false,
+        })
+    }
+
+    /// Start every KKT factorization with a Hessian perturbation δ_w (Ipopt's
+    /// `lg(rg)`) — the last one times `perturb_dec_fact` — instead of trying δ_w = 0
+    /// first (default false). Ipopt only does so once it has classified the Hessian
+    /// as structurally degenerate, so this adds a variable that appears nowhere
+    /// (free, zero gradient, no Jacobian or Hessian entries; invisible in every
+    /// result): its zero row makes the first factorizations singular, and after
+    /// three of them Ipopt perturbs every matrix. Pays off where the Hessian is
+    /// indefinite in most iterations, as in relaxed MPCCs: there each iteration
+    /// factorized at least twice (δ_w = 0, wrong inertia, then δ_w > 0), now
+    /// usually once.
+    pub fn set_reuse_hessian_perturbation(&mut self, on: bool) -> &mut Self {
+        if on != self.reuse_hessian_perturbation {
+            *self.problem.get_mut() = None;
+        }
+        self.reuse_hessian_perturbation = on;
+        self
+    }
+
+    /// Number of variables Ipopt sees: the NLP's, plus the pin of
+    /// [`IpoptSolver::set_reuse_hessian_perturbation`].
+    fn ipopt_n(&self) -> usize {
+        self.structure.n() + usize::from(self.reuse_hessian_perturbation)
     }
 
     /// The problem structure.
@@ -702,8 +739,10 @@ impl IpoptSolver {
     /// Creates the Ipopt problem object for the structure.
     fn create_problem(&self) -> Result<Problem, IpoptError> {
         let s = &self.structure;
-        let (n, m) = (s.n(), s.m());
+        let (n, m) = (self.ipopt_n(), s.m());
         let (mut xl, mut xu, mut gl, mut gu) = (s.x_l.clone(), s.x_u.clone(), s.g_l.clone(), s.g_u.clone());
+        xl.resize(n, -1e20);
+        xu.resize(n, 1e20);
         // SAFETY: arrays have the declared lengths; Ipopt copies the bounds.
         let prob = unsafe {
             sys::CreateIpoptProblem(
@@ -799,12 +838,18 @@ impl IpoptSolver {
         }
         // SAFETY: `intermediate` has the declared signature.
         unsafe { sys::SetIntermediateCallback(prob.0, intermediate_trampoline()) };
-        let mut x = start.x.clone();
+        let n_ipopt = self.ipopt_n();
+        let padded = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.resize(n_ipopt, 0.0);
+            v
+        };
+        let mut x = padded(&start.x);
         let mut g = vec![0.0; m];
         let mut obj = f64::NAN;
         let mut mult_g = start.mult_g.clone().unwrap_or_else(|| vec![0.0; m]);
-        let mut mult_x_l = start.mult_x_l.clone().unwrap_or_else(|| vec![0.0; n]);
-        let mut mult_x_u = start.mult_x_u.clone().unwrap_or_else(|| vec![0.0; n]);
+        let mut mult_x_l = padded(start.mult_x_l.as_deref().unwrap_or(&[]));
+        let mut mult_x_u = padded(start.mult_x_u.as_deref().unwrap_or(&[]));
         let mut context =
             Context { cb: callbacks, intermediate, structure: s, iterations: 0, panic: None, non_finite: None };
         // SAFETY: all arrays have the sizes Ipopt expects; `context` outlives the call.
@@ -820,6 +865,9 @@ impl IpoptSolver {
                 &mut context as *mut Context as *mut c_void,
             )
         };
+        for v in [&mut x, &mut mult_x_l, &mut mult_x_u] {
+            v.truncate(n);
+        }
         Ok(Solution {
             status: ApplicationReturnStatus::from_code(code),
             x,

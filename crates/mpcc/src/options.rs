@@ -318,10 +318,15 @@ pub struct HomotopyOptions {
     /// [`HomotopyOptions::scholtes_direct`], the default of optimal control and of the
     /// simulators, keeps it off.
     pub perturb_always_cd: bool,
+    /// Start every KKT factorization of the homotopy's NLPs with a Hessian
+    /// perturbation (the last one reduced by Ipopt's `perturb_dec_fact`) instead of
+    /// trying none first, see [`ipopt::IpoptSolver::set_reuse_hessian_perturbation`]
+    /// (default false; measured below).
+    pub reuse_hessian_perturbation: bool,
     /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
     pub verbosity: u8,
     /// Ipopt options, applied after fesd's defaults (`print_level 0`, `sb yes`,
-    /// `bound_relax_factor 0`, `mu_strategy adaptive`, `warm_start_init_point yes`,
+    /// `bound_relax_factor 0`, `mu_strategy adaptive`, `mumps_pivtol 1e-8`, `warm_start_init_point yes`,
     /// `perturb_always_cd` as above;
     /// for starts with duals also both warm-start pushes 1e-9).
     pub ipopt: Vec<(String, OptionValue)>,
@@ -356,6 +361,7 @@ impl Default for HomotopyOptions {
             max_iter: 3000,
             max_recoveries: 3,
             perturb_always_cd: true,
+            reuse_hessian_perturbation: false,
             verbosity: 0,
             ipopt: Vec::new(),
         }

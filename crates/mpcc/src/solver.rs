@@ -238,7 +238,11 @@ impl MpccSolver {
                 return Err(MpccError::InvalidOption { name, reason: "is compiled into the kernels; build a new MpccSolver".into() });
             }
         }
-        if opts.ipopt != self.opts.ipopt || opts.verbosity != self.opts.verbosity || opts.perturb_always_cd != self.opts.perturb_always_cd {
+        let ipopt_changed = opts.ipopt != self.opts.ipopt
+            || opts.verbosity != self.opts.verbosity
+            || opts.perturb_always_cd != self.opts.perturb_always_cd
+            || opts.reuse_hessian_perturbation != self.opts.reuse_hessian_perturbation;
+        if ipopt_changed {
             (self.ipopt, self.ipopt_warm) = configured_ipopt(self.ipopt.structure().clone(), &opts)?;
         }
         self.opts = opts;
@@ -689,8 +693,12 @@ impl MpccSolver {
 /// yes` for every NLP, the first included (its bound push 1e-3 instead of 1e-2 took a
 /// time-optimal car problem from 1050 to 291 iterations in its first NLP), and
 /// `bound_relax_factor 0` (Ipopt would otherwise let G, H dip 1e-8 below their bounds,
-/// and the products G_i H_i could not reach comp_tol); `perturb_always_cd` as
-/// [`HomotopyOptions::perturb_always_cd`] says.
+/// and the products G_i H_i could not reach comp_tol); `mumps_pivtol 1e-8` (Ipopt's
+/// MUMPS default is 1e-6, its MA27/MA57 default 1e-8: on the voice-coil motor OCP at
+/// N = 240 the first NLP's factorizations delayed so many pivots that its 66
+/// iterations took 12.0 s, with 1e-8 56 took 3.9 s; the NOSBENCH development set
+/// solves the same problems to the same objectives except DISCM, 29.20 instead of
+/// 29.55, lower); `perturb_always_cd` as [`HomotopyOptions::perturb_always_cd`] says.
 fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> Result<(IpoptSolver, IpoptSolver)> {
     let mut ipopt = IpoptSolver::new(structure)?;
     let print_level = if opts.verbosity >= 2 { 5 } else { 0 };
@@ -699,10 +707,12 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
         .set_option("sb", "yes")
         .set_option("bound_relax_factor", 0.0)
         .set_option("mu_strategy", "adaptive")
+        .set_option("mumps_pivtol", 1e-8)
         .set_option("warm_start_init_point", "yes");
     if opts.perturb_always_cd {
         ipopt.set_option("perturb_always_cd", "yes");
     }
+    ipopt.set_reuse_hessian_perturbation(opts.reuse_hessian_perturbation);
     let mut warm = ipopt.clone();
     warm.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
     for solver in [&mut ipopt, &mut warm] {

@@ -50,6 +50,42 @@ fn hs071_with_compiled_kernels_and_warm_start() {
     println!("cold iterations = {}, warm iterations = {}", sol.iterations, again.iterations);
 }
 
+/// With the Hessian perturbation reused, Ipopt factorizes every matrix with δ_w > 0
+/// once it has classified the Hessian as degenerate (after the first iterations); the
+/// solution and every result's size are those of the plain solve.
+#[test]
+fn hs071_with_reused_hessian_perturbation() {
+    let (nlp, d) = hs071();
+    let mut compiled = CompiledNlp::build(&nlp, "hs071_test", &CompileOptions::default()).unwrap();
+    let structure = compiled.structure(d.x_l.clone(), d.x_u.clone(), d.g_l.clone(), d.g_u.clone()).unwrap();
+    let mut regularizations = [Vec::new(), Vec::new()];
+    let mut solutions = Vec::new();
+    for (reuse, regs) in [false, true].into_iter().zip(regularizations.iter_mut()) {
+        let mut solver = IpoptSolver::new(structure.clone()).unwrap();
+        quiet(&mut solver);
+        solver.set_option("tol", 1e-10).set_reuse_hessian_perturbation(reuse);
+        let mut record = |info: &ipopt::IterationInfo| {
+            regs.push(info.regularization);
+            true
+        };
+        let sol = solver.solve(&mut compiled, &StartPoint::primal(d.x0.clone()), Some(&mut record)).unwrap();
+        assert_eq!(sol.status, ApplicationReturnStatus::SolveSucceeded);
+        assert!((sol.objective - 17.014017140224).abs() < 1e-7, "f = {}", sol.objective);
+        assert_eq!((sol.x.len(), sol.mult_x_l.len(), sol.mult_x_u.len()), (4, 4, 4));
+        // A warm start with duals goes through the padded arrays too.
+        let again = solver.solve(&mut compiled, &sol.warm_start(), None).unwrap();
+        assert!(again.status.is_success() && (again.objective - sol.objective).abs() < 1e-7);
+        solutions.push(sol);
+    }
+    for (a, b) in solutions[0].x.iter().zip(&solutions[1].x) {
+        assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+    }
+    // Iteration 0 reports no factorization; the plain solve factorizes unperturbed
+    // matrices, the other perturbs every one from its fourth iteration on.
+    assert!(regularizations[0][1..].iter().any(|&r| r == 0.0), "{:?}", regularizations[0]);
+    assert!(regularizations[1][4..].iter().all(|&r| r > 0.0), "{:?}", regularizations[1]);
+}
+
 #[test]
 fn sparse_nlp_with_ten_thousand_variables() {
     let n = 10_000;
