@@ -700,10 +700,11 @@ impl IpoptSolver {
     /// as structurally degenerate, so this adds a variable that appears nowhere
     /// (free, zero gradient, no Jacobian or Hessian entries; invisible in every
     /// result): its zero row makes the first factorizations singular, and after
-    /// three of them Ipopt perturbs every matrix. Pays off where the Hessian is
-    /// indefinite in most iterations, as in relaxed MPCCs: there each iteration
-    /// factorized at least twice (δ_w = 0, wrong inertia, then δ_w > 0), now
-    /// usually once.
+    /// three of them Ipopt perturbs every matrix. Saves factorizations where the
+    /// Hessian is indefinite in most iterations, as in relaxed MPCCs (each such
+    /// iteration factorizes at least twice: δ_w = 0, wrong inertia, then δ_w > 0);
+    /// where no perturbation is needed it lingers, shrinking by `perturb_dec_fact`
+    /// per iteration, which can cost iterations near the solution.
     pub fn set_reuse_hessian_perturbation(&mut self, on: bool) -> &mut Self {
         if on != self.reuse_hessian_perturbation {
             *self.problem.get_mut() = None;
