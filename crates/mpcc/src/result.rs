@@ -145,6 +145,9 @@ pub struct Timing {
     pub ipopt: f64,
     /// Evaluating compiled kernels.
     pub kernels: f64,
+    /// Of `kernels`, the Lagrangian Hessian.
+    #[serde(default)]
+    pub kernels_hessian: f64,
     /// Our own code: everything outside Ipopt (set-up, residuals, warm starts, table).
     pub own: f64,
     /// From the start of the solve to the end of Ipopt's first iteration (iteration 0,

@@ -666,6 +666,7 @@ impl MpccSolver {
                 total: total.as_secs_f64(),
                 ipopt: inside_ipopt.saturating_sub(kernel_time).as_secs_f64(),
                 kernels: kernel_time.as_secs_f64(),
+                kernels_hessian: self.compiled.hessian_eval_time().as_secs_f64(),
                 own: total.saturating_sub(inside_ipopt).as_secs_f64(),
                 first_iteration: first_iteration.unwrap_or(total).as_secs_f64(),
             },
@@ -747,6 +748,7 @@ fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
         total: a.total + b.total,
         ipopt: a.ipopt + b.ipopt,
         kernels: a.kernels + b.kernels,
+        kernels_hessian: a.kernels_hessian + b.kernels_hessian,
         own: a.own + b.own,
         first_iteration: a.first_iteration,
     };

@@ -18,6 +18,8 @@ fn lcp_least_squares_700_pairs_converges_to_known_solution() {
     assert!((r.objective - known.f_star).abs() <= 1e-8, "f = {:e}", r.objective);
     let err = r.w.iter().zip(&known.w_star).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     assert!(err <= 1e-6, "max |w - w*| = {err:e}");
+    // The Hessian is one of the kernels, evaluated once per Ipopt iteration.
+    assert!(r.timing.kernels_hessian > 0.0 && r.timing.kernels_hessian < r.timing.kernels, "{:?}", r.timing);
     println!(
         "steps {}, iterations {}, total {:.3} s: Ipopt {:.3} s, kernels {:.3} s, own {:.3} s",
         r.steps.len(),

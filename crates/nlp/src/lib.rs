@@ -193,6 +193,8 @@ pub struct CompiledNlp {
     report: BuildReport,
     eval_time: Duration,
     evaluations: usize,
+    /// The part of `eval_time` spent in the Lagrangian Hessian.
+    hessian_time: Duration,
 }
 
 impl CompiledNlp {
@@ -355,7 +357,7 @@ impl CompiledNlp {
     #[allow(clippy::too_many_arguments)]
     fn from_parts(n: usize, m: usize, np: usize, kernels: [Evaluator; 5], extras: Vec<Evaluator>, library: Option<PathBuf>, report: BuildReport) -> Self {
         let [f, grad_f, g, jac_g, hess_l] = kernels;
-        CompiledNlp { n, m, p: vec![0.0; np], f, grad_f, g, jac_g, hess_l, extras, library, report, eval_time: Duration::ZERO, evaluations: 0 }
+        CompiledNlp { n, m, p: vec![0.0; np], f, grad_f, g, jac_g, hess_l, extras, library, report, eval_time: Duration::ZERO, evaluations: 0, hessian_time: Duration::ZERO }
     }
 
     /// Text that determines the generated module: the NLPs and the extras, serialized
@@ -424,10 +426,17 @@ impl CompiledNlp {
         (self.eval_time, self.evaluations)
     }
 
-    /// Resets [`CompiledNlp::eval_stats`].
+    /// The part of [`CompiledNlp::eval_stats`]' time spent evaluating the Lagrangian
+    /// Hessian (usually the costliest kernel).
+    pub fn hessian_eval_time(&self) -> Duration {
+        self.hessian_time
+    }
+
+    /// Resets [`CompiledNlp::eval_stats`] and [`CompiledNlp::hessian_eval_time`].
     pub fn reset_eval_stats(&mut self) {
         self.eval_time = Duration::ZERO;
         self.evaluations = 0;
+        self.hessian_time = Duration::ZERO;
     }
 
     /// The Ipopt structure for the given bounds (sparsity from the compiled kernels).
@@ -474,6 +483,9 @@ impl NlpCallbacks for CompiledNlp {
     }
 
     fn hessian(&mut self, x: &[f64], _new_x: bool, obj_factor: f64, lambda: &[f64], _new_l: bool, values: &mut [f64]) -> bool {
-        self.timed(|s| s.hess_l.eval(&[x, &s.p, &[obj_factor], lambda], &mut [values]).is_ok())
+        let before = self.eval_time;
+        let ok = self.timed(|s| s.hess_l.eval(&[x, &s.p, &[obj_factor], lambda], &mut [values]).is_ok());
+        self.hessian_time += self.eval_time - before;
+        ok
     }
 }
