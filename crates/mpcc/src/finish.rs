@@ -24,7 +24,7 @@
 
 use crate::options::HomotopyOptions;
 use crate::result::{FinishReport, Stationarity};
-use crate::solver::max_abs;
+use crate::solver::{max_abs, set_common_ipopt_options};
 use fesd_nlp::CompiledNlp;
 use highs::{Milp, MilpStatus};
 use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, Solution, StartPoint};
@@ -79,12 +79,7 @@ impl BranchNlp {
             }
         }
         let mut ipopt = IpoptSolver::new(s).ok()?;
-        ipopt
-            .set_option("print_level", if opts.verbosity >= 2 { 5 } else { 0 })
-            .set_option("sb", "yes")
-            .set_option("bound_relax_factor", 0.0)
-            .set_option("mu_strategy", "adaptive")
-            .set_option("warm_start_init_point", "yes")
+        set_common_ipopt_options(&mut ipopt, opts)
             .set_option("warm_start_bound_push", 1e-9)
             .set_option("warm_start_mult_bound_push", 1e-9)
             .set_option("tol", (0.1 * opts.comp_tol).clamp(1e-14, 1e-8))

@@ -702,14 +702,7 @@ impl MpccSolver {
 /// 29.55, lower); `perturb_always_cd` as [`HomotopyOptions::perturb_always_cd`] says.
 fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> Result<(IpoptSolver, IpoptSolver)> {
     let mut ipopt = IpoptSolver::new(structure)?;
-    let print_level = if opts.verbosity >= 2 { 5 } else { 0 };
-    ipopt
-        .set_option("print_level", print_level)
-        .set_option("sb", "yes")
-        .set_option("bound_relax_factor", 0.0)
-        .set_option("mu_strategy", "adaptive")
-        .set_option("mumps_pivtol", 1e-8)
-        .set_option("warm_start_init_point", "yes");
+    set_common_ipopt_options(&mut ipopt, opts).set_option("mumps_pivtol", 1e-8);
     if opts.perturb_always_cd {
         ipopt.set_option("perturb_always_cd", "yes");
     }
@@ -723,6 +716,18 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
         solver.validate_options()?;
     }
     Ok((ipopt, warm))
+}
+
+/// The Ipopt options every NLP of fesd's MPCC solver gets, the homotopy's and the
+/// finish's: output by `verbosity`, `bound_relax_factor 0`, `mu_strategy adaptive`,
+/// `warm_start_init_point yes`.
+pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &HomotopyOptions) -> &'a mut IpoptSolver {
+    ipopt
+        .set_option("print_level", if opts.verbosity >= 2 { 5 } else { 0 })
+        .set_option("sb", "yes")
+        .set_option("bound_relax_factor", 0.0)
+        .set_option("mu_strategy", "adaptive")
+        .set_option("warm_start_init_point", "yes")
 }
 
 /// Ipopt's `tol` for the NLP at σ: `min(1e-8, 0.1 σ)`, so that `G_i H_i ≤ σ` is met to
