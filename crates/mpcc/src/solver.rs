@@ -42,6 +42,10 @@ pub struct MpccSolver {
     branch: Option<BranchNlp>,
     /// Where a homotopy that handed over to the finish would go on.
     handed_over: Option<Resume>,
+    /// The last successful homotopy NLP of the latest solve (primal-dual) and its σ.
+    last_point: Option<(Solution, f64)>,
+    /// The start of the next solve when armed by [`MpccSolver::warm_start_from_last_solve`].
+    warm_start: Option<(Solution, f64)>,
     opts: HomotopyOptions,
     n_w: usize,
     n_g: usize,
@@ -133,6 +137,8 @@ impl MpccSolver {
             ipopt_warm,
             branch,
             handed_over: None,
+            last_point: None,
+            warm_start: None,
             n_w: data.lbw.len(),
             n_g: data.lbg.len(),
             n_comp: layout.n_comp,
@@ -301,7 +307,20 @@ impl MpccSolver {
     pub fn set_initial_guess(&mut self, w0: &[f64]) -> Result<()> {
         check_len("w0", w0, self.n_w)?;
         self.w0 = w0.to_vec();
+        self.warm_start = None;
         Ok(())
+    }
+
+    /// Makes the next solve a warm re-solve (the MPC use case: new parameters, the
+    /// same problem): its first NLP starts from the primal-dual point of the latest
+    /// solve's last successful homotopy NLP at σ = `warm_sigma_0`, and the homotopy
+    /// goes on from there. False (and nothing changes) if no solve has produced such
+    /// a point. [`MpccSolver::set_initial_guess`] disarms it.
+    pub fn warm_start_from_last_solve(&mut self) -> bool {
+        let Some((sol, sigma)) = self.last_point.clone() else { return false };
+        self.w0 = sol.x[..self.n_w].to_vec();
+        self.warm_start = Some((sol, sigma));
+        true
     }
 
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {
@@ -454,8 +473,17 @@ impl MpccSolver {
         let mut sigma = self.opts.sigma_0;
         let mut x = self.initial_point(self.opts.sigma_0);
         let mut k = 0;
+        // A warm re-solve: the first NLP starts from this primal-dual point.
+        let mut warm_first: Option<Solution> = None;
         if let Some(r) = resume_at {
             (x, sigma, k, n_steps, kappa) = (r.x, r.sigma, r.k, r.n_steps, r.kappa);
+        } else if let Some((sol, _)) = self.warm_start.take() {
+            sigma = self.opts.warm_sigma_0.max(sigma_n);
+            if self.opts.n_homotopy.is_none() {
+                n_steps = crate::options::steps_from_to(sigma, sigma_n, kappa);
+            }
+            x = sol.x.clone();
+            warm_first = Some(sol);
         }
         let mut params: Vec<f64> = self.p0.iter().copied().chain([sigma]).collect();
         let mut steps = Vec::new();
@@ -520,12 +548,17 @@ impl MpccSolver {
                     self.ipopt_warm.solve_with(&mut self.compiled, &start, Some(&mut track_mu), &extra)
                 }
                 None => {
-                    let start = match (&last_good, self.opts.warm_start_duals && !force_cold) {
-                        (Some((sol, _)), true) => {
+                    let previous = match (&last_good, &warm_first) {
+                        (Some((sol, _)), _) if self.opts.warm_start_duals => Some(sol),
+                        (None, Some(sol)) => Some(sol),
+                        _ => None,
+                    };
+                    let start = match previous.filter(|_| !force_cold) {
+                        Some(sol) => {
                             warm_duals = true;
                             StartPoint { x: x.clone(), ..sol.warm_start() }
                         }
-                        _ => StartPoint::primal(x.clone()),
+                        None => StartPoint::primal(x.clone()),
                     };
                     let solver = if warm_duals { &self.ipopt_warm } else { &self.ipopt };
                     solver.solve_with(&mut self.compiled, &start, Some(&mut track_mu), &extra)
@@ -648,6 +681,9 @@ impl MpccSolver {
             }
             k += 1;
             sigma = (sigma * kappa).max(sigma_n);
+        }
+        if last_good.is_some() {
+            self.last_point = last_good;
         }
         let final_x = last.as_ref().map(|s| s.x.clone()).unwrap_or(x);
         let eval = self.evaluate(&final_x, &params);

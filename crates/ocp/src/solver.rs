@@ -138,6 +138,18 @@ impl OcpSolver {
         Ok(())
     }
 
+    /// The next solve is a warm re-solve (model predictive control: the same OCP with
+    /// a new x0, parameters or references): its first NLP starts from the previous
+    /// solve's last homotopy NLP, primal and dual, at σ =
+    /// [`HomotopyOptions::warm_sigma_0`](fesd_mpcc::HomotopyOptions::warm_sigma_0), and the homotopy goes on from there.
+    /// Without it a re-solve starts from the previous solution's primal point only and
+    /// runs the whole homotopy from σ_0, which lets the switching structure change
+    /// more freely (a large change of x0) at the price of more iterations. False if
+    /// there is no previous solve to start from.
+    pub fn warm_start_from_last_solve(&mut self) -> bool {
+        self.solver.warm_start_from_last_solve()
+    }
+
     /// New values of the model's parameters for the following solves.
     pub fn set_parameters(&mut self, p: &[f64]) -> Result<()> {
         if p.len() != self.n_p {
