@@ -238,6 +238,22 @@ pub struct HomotopyOptions {
     /// T = 10 instead of 80/9 (also with 3 or 5, and with an objective-change guard),
     /// the pushed box at 9.214246 instead of 9.214040. Hence the default.
     pub acceptable_iter: usize,
+    /// An early NLP (one that gets the acceptable level above) also stops, as
+    /// acceptable, once its objective has varied by at most that level · (1 + |f|)
+    /// over this many iterations and the current iterate's primal and dual
+    /// infeasibilities are at most that level (0: off; default 40). Ipopt's own
+    /// acceptable test needs `acceptable_iter` consecutive acceptable iterations, which
+    /// an NLP crawling near its solution (dual infeasibility jumping) may not give:
+    /// the voice-coil motor's σ = 1e-2 NLP at N = 120 reached its objective to 1e-6
+    /// after ~35 of its 175 iterations. Measured (`ocp_benchmark`): motor N = 30 / 60
+    /// / 120 / 240 263 / 400 / 523 / 687 instead of 392 / 493 / 655 / 828 Ipopt
+    /// iterations, the same costs to 1e-5; sliding-mode OCP 215 (unchanged); NOSBENCH
+    /// development set 5 306 instead of 5 416, the same 32 solved, the same objectives
+    /// except DISCM (29.55 instead of 29.20). A window of 30: 264 / 444 / 541 for the
+    /// motor; 10 or 20 (237–255 / 344 / 468 at 10) stop the car's re-solve from 800/9 m
+    /// (`crates/ocp/tests/ocp.rs`) at an early NLP's flat stretch that the full solve
+    /// leaves for a better basin (T = 10 instead of 80/9).
+    pub stagnation_window: usize,
     /// After the homotopy, fix the identified active set, solve that NLP (exact
     /// complementarity) and certify the point with an LPEC (see [`FinishReport`](crate::FinishReport)).
     pub active_set_finish: bool,
@@ -367,6 +383,7 @@ impl Default for HomotopyOptions {
             acceptable_tol_factor: 1e-2,
             acceptable_tol_max: 1e-3,
             acceptable_iter: 15,
+            stagnation_window: 40,
             active_set_finish: true,
             finish_handover: 1e-7,
             finish_resumes: 0,

@@ -514,6 +514,8 @@ impl MpccSolver {
             // `is_diverging`); the steps' lengths add up to a bound of it.
             let reach = DIVERGENCE_FACTOR * (1.0 + max_abs(&x));
             let (mut travelled, mut ran_away) = (0.0, false);
+            let early_level = step_tol(&self.opts, sigma).map(|(_, a)| a).filter(|&a| a > 1e-6 && !self.opts.sets_ipopt("acceptable_tol"));
+            let mut stagnation = Stagnation::new(self.opts.stagnation_window, early_level);
             let mut track_mu = |info: &ipopt::IterationInfo| {
                 last_mu = info.mu;
                 if first_iteration.is_none() {
@@ -521,7 +523,7 @@ impl MpccSolver {
                 }
                 travelled += info.alpha_pr * info.d_norm;
                 ran_away = travelled > reach;
-                !ran_away
+                !ran_away && !stagnation.observe(info)
             };
             let t_ipopt = Instant::now();
             let mut warm_duals = false;
@@ -566,7 +568,14 @@ impl MpccSolver {
             };
             inside_ipopt += t_ipopt.elapsed();
             let sol = match solved {
-                Ok(s) => s,
+                Ok(mut s) => {
+                    if stagnation.stopped && s.status == ipopt::ApplicationReturnStatus::UserRequestedStop {
+                        // An early NLP whose objective stopped moving at an acceptable point.
+                        s.status = ipopt::ApplicationReturnStatus::SolvedToAcceptableLevel;
+                        messages.push(format!("step {k}: stopped after {} iterations: objective stagnant at an acceptable point (stagnation_window)", s.iterations));
+                    }
+                    s
+                }
                 Err(e) => {
                     messages.push(format!("step {k}: Ipopt could not start: {e}"));
                     status = MpccStatus::NlpFailed { step: k, ipopt_status: ipopt::ApplicationReturnStatus::InvalidOption };
@@ -766,6 +775,41 @@ pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &Ho
         .set_option("warm_start_init_point", "yes")
 }
 
+/// The stagnation stop of an early homotopy NLP (see
+/// [`HomotopyOptions::stagnation_window`]): fed every iteration, it says when to stop.
+struct Stagnation {
+    window: usize,
+    /// The NLP's acceptable level; `None`: never stop (not an early NLP, or off).
+    level: Option<f64>,
+    objectives: std::collections::VecDeque<f64>,
+    stopped: bool,
+}
+
+impl Stagnation {
+    fn new(window: usize, level: Option<f64>) -> Self {
+        Stagnation { window, level: level.filter(|_| window > 0), objectives: Default::default(), stopped: false }
+    }
+
+    /// True once the objective has varied by at most `level (1 + |f|)` over the last
+    /// `window` iterations and the current iterate's primal and dual infeasibilities
+    /// are at most `level`.
+    fn observe(&mut self, info: &ipopt::IterationInfo) -> bool {
+        let Some(level) = self.level else { return false };
+        if info.restoration {
+            self.objectives.clear();
+            return false;
+        }
+        self.objectives.push_back(info.objective);
+        if self.objectives.len() > self.window {
+            self.objectives.pop_front();
+        }
+        let (lo, hi) = self.objectives.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &f| (lo.min(f), hi.max(f)));
+        let flat = self.objectives.len() == self.window && hi - lo <= level * (1.0 + info.objective.abs());
+        self.stopped = flat && info.inf_pr <= level && info.inf_du <= level;
+        self.stopped
+    }
+}
+
 /// Ipopt's `tol` for the NLP at σ: `min(1e-8, 0.1 σ)`, so that `G_i H_i ≤ σ` is met to
 /// a tenth of σ (with Ipopt's default 1e-8 the residual stalled at ~7e-9 at σ = 1e-10),
 /// and its acceptable level `min(acceptable_tol_max, acceptable_tol_factor σ)` (early
@@ -864,4 +908,39 @@ fn check_len(what: &'static str, v: &[f64], len: usize) -> Result<()> {
         return Err(MpccError::NotFinite { what, index, value });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod stagnation_tests {
+    use super::Stagnation;
+
+    fn info(objective: f64, inf_du: f64) -> ipopt::IterationInfo {
+        ipopt::IterationInfo {
+            restoration: false,
+            iter: 0,
+            objective,
+            inf_pr: 1e-9,
+            inf_du,
+            mu: 1e-9,
+            d_norm: 1e-3,
+            regularization: 0.0,
+            alpha_du: 1.0,
+            alpha_pr: 1.0,
+            ls_trials: 1,
+        }
+    }
+
+    #[test]
+    fn stops_only_after_a_flat_window_at_an_acceptable_point() {
+        let mut s = Stagnation::new(3, Some(1e-4));
+        // Still moving: 1.0 → 0.9 → 0.8.
+        assert!(!s.observe(&info(1.0, 0.0)) && !s.observe(&info(0.9, 0.0)) && !s.observe(&info(0.8, 0.0)));
+        // Flat within 1e-4 (1 + |f|) over three iterations, but the dual infeasibility jumps.
+        assert!(!s.observe(&info(0.80001, 0.0)) && !s.observe(&info(0.80002, 1e3)));
+        assert!(s.observe(&info(0.80001, 1e-6)) && s.stopped);
+        // Off: no level (not an early NLP), or a window of 0.
+        let mut off = Stagnation::new(3, None);
+        let mut zero = Stagnation::new(0, Some(1e-4));
+        assert!((0..10).all(|_| !off.observe(&info(1.0, 0.0)) && !zero.observe(&info(1.0, 0.0))));
+    }
 }
