@@ -350,12 +350,13 @@ pub struct HomotopyOptions {
     /// the homotopy goes on from there with κ. Measured on four re-solves, each from
     /// the previous plan's state after one control interval (model predictive
     /// control), against re-solves from the previous primal point through the whole
-    /// homotopy from σ_0: voice-coil motor N = 30 694 instead of 914 Ipopt iterations
+    /// homotopy from σ_0: voice-coil motor N = 30 636 instead of 881 Ipopt iterations
     /// with the same costs; sliding-mode OCP 788 instead of 836, same costs; the
     /// time-optimal car 443 instead of 494, one re-solve ending at a higher local
-    /// minimum (T-cost 12.55 instead of 11.10). From 1e-2: 518 / 819 / 384, but the
+    /// minimum (T-cost 12.55 instead of 11.10). From 1e-2: 515 / 827 / 384, but the
     /// sliding mode's re-solves keep its old switching structure and end at costs
-    /// 5.94–6.13 instead of 5.596; from 1e-5: 445 / 426 / 210, sliding mode 6.3–8.0.
+    /// 5.84–6.13 instead of 5.596; from 1e-5 (measured before the stagnation stop):
+    /// 445 / 426 / 210, sliding mode 6.3–8.0.
     /// The smaller σ, the more a re-solve keeps the previous solution's active set.
     pub warm_sigma_0: f64,
     /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
