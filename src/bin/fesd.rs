@@ -69,6 +69,10 @@ struct MpccArgs {
     /// Recovery attempts after a failed NLP.
     #[arg(long = "max-recoveries", default_value_t = 3)]
     max_recoveries: usize,
+    /// An early homotopy NLP stops as acceptable once its objective has been flat for
+    /// this many iterations at an acceptable point (0: off).
+    #[arg(long = "stagnation-window", default_value_t = 40)]
+    stagnation_window: usize,
     /// Parameter values, comma-separated (default: the file's p0).
     #[arg(long, value_delimiter = ',')]
     p0: Option<Vec<f64>>,
@@ -183,6 +187,7 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
         lower_bounds: if args.lower_bounds_as_constraints { LowerBounds::Constraints } else { LowerBounds::Bounds },
         warm_start_duals: args.warm_start_duals,
         max_recoveries: args.max_recoveries,
+        stagnation_window: args.stagnation_window,
         verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
         active_set_finish: !args.no_active_set_finish,
