@@ -42,10 +42,10 @@ pub struct MpccSolver {
     branch: Option<BranchNlp>,
     /// Where a homotopy that handed over to the finish would go on.
     handed_over: Option<Resume>,
-    /// The last successful homotopy NLP of the latest solve (primal-dual) and its σ.
-    last_point: Option<(Solution, f64)>,
+    /// The last successful homotopy NLP of the latest solve (primal-dual).
+    last_point: Option<Solution>,
     /// The start of the next solve when armed by [`MpccSolver::warm_start_from_last_solve`].
-    warm_start: Option<(Solution, f64)>,
+    warm_start: Option<Solution>,
     opts: HomotopyOptions,
     n_w: usize,
     n_g: usize,
@@ -317,9 +317,9 @@ impl MpccSolver {
     /// goes on from there. False (and nothing changes) if no solve has produced such
     /// a point. [`MpccSolver::set_initial_guess`] disarms it.
     pub fn warm_start_from_last_solve(&mut self) -> bool {
-        let Some((sol, sigma)) = self.last_point.clone() else { return false };
+        let Some(sol) = self.last_point.clone() else { return false };
         self.w0 = sol.x[..self.n_w].to_vec();
-        self.warm_start = Some((sol, sigma));
+        self.warm_start = Some(sol);
         true
     }
 
@@ -477,7 +477,7 @@ impl MpccSolver {
         let mut warm_first: Option<Solution> = None;
         if let Some(r) = resume_at {
             (x, sigma, k, n_steps, kappa) = (r.x, r.sigma, r.k, r.n_steps, r.kappa);
-        } else if let Some((sol, _)) = self.warm_start.take() {
+        } else if let Some(sol) = self.warm_start.take() {
             sigma = self.opts.warm_sigma_0.max(sigma_n);
             if self.opts.n_homotopy.is_none() {
                 n_steps = crate::options::steps_from_to(sigma, sigma_n, kappa);
@@ -691,8 +691,8 @@ impl MpccSolver {
             k += 1;
             sigma = (sigma * kappa).max(sigma_n);
         }
-        if last_good.is_some() {
-            self.last_point = last_good;
+        if let Some((good, _)) = last_good {
+            self.last_point = Some(good);
         }
         let final_x = last.as_ref().map(|s| s.x.clone()).unwrap_or(x);
         let eval = self.evaluate(&final_x, &params);
