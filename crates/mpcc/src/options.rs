@@ -353,7 +353,7 @@ pub struct HomotopyOptions {
     /// homotopy from σ_0: voice-coil motor N = 30 636 instead of 881 Ipopt iterations
     /// with the same costs; sliding-mode OCP 788 instead of 836, same costs; the
     /// time-optimal car 443 instead of 494, one re-solve ending at a higher local
-    /// minimum (T-cost 12.55 instead of 11.10). From 1e-2: 515 / 827 / 384, but the
+    /// minimum (objective 12.55 instead of 11.10). From 1e-2: 515 / 827 / 384, but the
     /// sliding mode's re-solves keep its old switching structure and end at costs
     /// 5.84–6.13 instead of 5.596; from 1e-5 (measured before the stagnation stop):
     /// 445 / 426 / 210, sliding mode 6.3–8.0.
