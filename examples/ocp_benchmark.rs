@@ -9,10 +9,41 @@
 //! [--homotopy key=value …] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
 //! `--ipopt`: an Ipopt option for every NLP of the homotopy; `--homotopy`: a field of
 //! `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`, `warm_start_duals=true`;
-//! `--guess-by-simulation`: start from a simulated guess; for experiments)
+//! `--guess-by-simulation`: start from a simulated guess; for experiments).
+//!
+//! `--mpc K`: after the solve, K re-solves as in model predictive control, each from
+//! the last plan's state one control interval later, once armed by
+//! `OcpSolver::warm_start_from_last_solve` (previous primal-dual point, homotopy from
+//! `warm_sigma_0`) and once as a default re-solve (previous primal point, whole
+//! homotopy); prints `<case>_mpc_warm_ipopt_iterations`,
+//! `<case>_mpc_primal_ipopt_iterations` and `<case>_mpc_max_cost_difference`.
 
 use fesd::ipopt::OptionValue;
-use fesd::ocp::{problems, OcpSolver};
+use fesd::ocp::{problems, Ocp, OcpResult, OcpSolver};
+
+/// Total Ipopt iterations and costs of `steps` re-solves, each from the previous
+/// plan's state after one control interval, warm-started from the previous
+/// primal-dual point (`warm`) or from its primal point only.
+fn mpc_re_solves(ocp: &Ocp, first: &OcpResult, steps: usize, warm: bool) -> Result<(usize, Vec<f64>), Box<dyn std::error::Error>> {
+    let mut solver = OcpSolver::new(ocp)?;
+    let mut plan = solver.solve()?;
+    if (plan.objective - first.objective).abs() > 1e-9 * (1.0 + first.objective.abs()) {
+        return Err("the repeated first solve differs".into());
+    }
+    let (mut iterations, mut costs) = (0, Vec::new());
+    for _ in 0..steps {
+        let per_interval = (plan.x.len() - 1) / plan.u.len().max(1);
+        let x1 = plan.x[per_interval].clone();
+        solver.set_x0(&x1)?;
+        if warm {
+            solver.warm_start_from_last_solve();
+        }
+        plan = solver.solve()?;
+        iterations += plan.mpcc.total_iterations;
+        costs.push(plan.objective);
+    }
+    Ok((iterations, costs))
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all = ["sliding_mode", "motor_30", "motor_60", "motor_120", "motor_240"];
@@ -22,12 +53,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cases = Vec::new();
     let mut homotopy = serde_json::Map::new();
     let mut simulate_guess = false;
+    let mut mpc_steps = 0;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
         if a == "--homotopy" {
             let kv = rest.next().ok_or("--homotopy needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--homotopy {kv}: expected key=value"))?;
             homotopy.insert(k.to_string(), serde_json::from_str(v)?);
+        } else if a == "--mpc" {
+            mpc_steps = rest.next().ok_or("--mpc needs a number of re-solves")?.parse()?;
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
         } else if a == "--ipopt" {
@@ -67,6 +101,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{case}: time split: Ipopt {:.3} s, kernels {:.3} s (Lagrangian Hessian {:.3} s), own {:.3} s",
             t.ipopt, t.kernels, t.kernels_hessian, t.own
         );
+        if mpc_steps > 0 && !simulate_guess {
+            let (warm, warm_costs) = mpc_re_solves(&ocp, &r, mpc_steps, true)?;
+            let (primal, primal_costs) = mpc_re_solves(&ocp, &r, mpc_steps, false)?;
+            let difference = warm_costs.iter().zip(&primal_costs).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
+            println!("{case}_mpc_warm_ipopt_iterations = {warm}");
+            println!("{case}_mpc_primal_ipopt_iterations = {primal}");
+            println!("{case}_mpc_max_cost_difference = {difference:.3e}");
+        }
     }
     Ok(())
 }
