@@ -514,7 +514,9 @@ impl MpccSolver {
             // `is_diverging`); the steps' lengths add up to a bound of it.
             let reach = DIVERGENCE_FACTOR * (1.0 + max_abs(&x));
             let (mut travelled, mut ran_away) = (0.0, false);
-            let early_level = step_tol(&self.opts, sigma).map(|(_, a)| a).filter(|&a| a > 1e-6 && !self.opts.sets_ipopt("acceptable_tol"));
+            let tolerances = step_tol(&self.opts, sigma);
+            // An early NLP's acceptable level (it may stop there, see `step_tol`).
+            let early_level = tolerances.map(|(_, a)| a).filter(|&a| a > 1e-6 && !self.opts.sets_ipopt("acceptable_tol"));
             let mut stagnation = Stagnation::new(self.opts.stagnation_window, early_level);
             let mut track_mu = |info: &ipopt::IterationInfo| {
                 last_mu = info.mu;
@@ -531,13 +533,13 @@ impl MpccSolver {
             if !self.opts.sets_ipopt("max_iter") {
                 extra.push(("max_iter".into(), i32::try_from(self.opts.max_iter).unwrap_or(i32::MAX).into()));
             }
-            if let Some((tol, acceptable)) = step_tol(&self.opts, sigma) {
+            if let Some((tol, _)) = tolerances {
                 extra.push(("tol".into(), tol.into()));
-                if acceptable > 1e-6 && !self.opts.sets_ipopt("acceptable_tol") {
-                    extra.push(("acceptable_tol".into(), acceptable.into()));
-                    if !self.opts.sets_ipopt("acceptable_iter") {
-                        extra.push(("acceptable_iter".into(), i32::try_from(self.opts.acceptable_iter).unwrap_or(i32::MAX).into()));
-                    }
+            }
+            if let Some(acceptable) = early_level {
+                extra.push(("acceptable_tol".into(), acceptable.into()));
+                if !self.opts.sets_ipopt("acceptable_iter") {
+                    extra.push(("acceptable_iter".into(), i32::try_from(self.opts.acceptable_iter).unwrap_or(i32::MAX).into()));
                 }
             }
             let solved = match resume.take() {
