@@ -37,6 +37,9 @@ struct MpccArgs {
     /// Reduction factor κ of σ per homotopy step.
     #[arg(long, default_value_t = 0.1)]
     kappa: f64,
+    /// Exponent θ of the superlinear update σ ← max(σ_N, min(κσ, σ^θ)); 1: linear.
+    #[arg(long = "sigma-exponent", default_value_t = 1.0)]
+    sigma_exponent: f64,
     /// Complementarity tolerance on max |G_i H_i|.
     #[arg(long = "comp-tol", default_value_t = 1e-9)]
     comp_tol: f64,
@@ -179,6 +182,7 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
     let opts = HomotopyOptions {
         sigma_0: args.sigma_0,
         kappa: args.kappa,
+        sigma_exponent: args.sigma_exponent,
         comp_tol: args.comp_tol,
         sigma_n: args.sigma_n,
         n_homotopy: args.n_homotopy,

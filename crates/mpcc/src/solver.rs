@@ -2,7 +2,7 @@
 
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
-use crate::options::{HomotopyOptions, Kernels, Steering};
+use crate::options::{next_sigma, HomotopyOptions, Kernels, Steering};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
@@ -28,6 +28,7 @@ struct Resume {
     k: usize,
     n_steps: usize,
     kappa: f64,
+    exponent: f64,
 }
 
 /// An MPCC compiled once, solvable many times (new parameters, new initial guesses)
@@ -337,11 +338,12 @@ impl MpccSolver {
 
     fn print_header(&self, n_steps: usize) {
         println!(
-            "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}, comp_tol = {:e}, {} steps planned",
+            "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}{}, comp_tol = {:e}, {} steps planned",
             self.opts.relaxation.name(),
             self.opts.steering.name(),
             self.opts.sigma_0,
             self.opts.kappa,
+            if self.opts.sigma_exponent > 1.0 { format!(", sigma_exponent = {}", self.opts.sigma_exponent) } else { String::new() },
             self.opts.comp_tol,
             n_steps
         );
@@ -470,17 +472,18 @@ impl MpccSolver {
         let mut n_steps = self.planned_steps();
         let sigma_n = self.opts.sigma_final();
         let mut kappa = self.opts.kappa;
+        let mut exponent = self.opts.sigma_exponent;
         let mut sigma = self.opts.sigma_0;
         let mut x = self.initial_point(self.opts.sigma_0);
         let mut k = 0;
         // A warm re-solve: the first NLP starts from this primal-dual point.
         let mut warm_first: Option<Solution> = None;
         if let Some(r) = resume_at {
-            (x, sigma, k, n_steps, kappa) = (r.x, r.sigma, r.k, r.n_steps, r.kappa);
+            (x, sigma, k, n_steps, kappa, exponent) = (r.x, r.sigma, r.k, r.n_steps, r.kappa, r.exponent);
         } else if let Some(sol) = self.warm_start.take() {
             sigma = self.opts.warm_sigma_0.max(sigma_n);
             if self.opts.n_homotopy.is_none() {
-                n_steps = crate::options::steps_from_to(sigma, sigma_n, kappa);
+                n_steps = crate::options::steps_from_to(sigma, sigma_n, kappa, exponent);
             }
             x = sol.x.clone();
             warm_first = Some(sol);
@@ -635,6 +638,7 @@ impl MpccSolver {
                         // Infeasible or stuck: step back to the last good iterate, reduce σ more gently.
                         recoveries += 1;
                         kappa = kappa.sqrt();
+                        exponent = 1.0;
                         let next = (good_sigma * kappa).max(sigma_n);
                         messages.push(format!(
                             "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: back to the iterate of sigma = {good_sigma:e}, kappa -> {kappa:.4}, sigma -> {next:e}",
@@ -645,7 +649,7 @@ impl MpccSolver {
                         recovery = true;
                         if self.opts.n_homotopy.is_none() {
                             // A derived plan still ends at σ_N with the gentler κ.
-                            n_steps = n_steps.max(k + crate::options::steps_from_to(next, sigma_n, kappa));
+                            n_steps = n_steps.max(k + crate::options::steps_from_to(next, sigma_n, kappa, exponent));
                         }
                         continue;
                     }
@@ -683,7 +687,7 @@ impl MpccSolver {
                 break;
             }
             if handover.is_some_and(|h| eval.residual <= h) {
-                self.handed_over = Some(Resume { x: x.clone(), sigma: (sigma * kappa).max(sigma_n), k: k + 1, n_steps, kappa });
+                self.handed_over = Some(Resume { x: x.clone(), sigma: next_sigma(sigma, kappa, exponent, sigma_n), k: k + 1, n_steps, kappa, exponent });
                 messages.push(format!(
                     "handed over to the active-set finish at step {k} (sigma = {sigma:e}, comp_res = {:.3e})",
                     eval.residual
@@ -691,7 +695,7 @@ impl MpccSolver {
                 break;
             }
             k += 1;
-            sigma = (sigma * kappa).max(sigma_n);
+            sigma = next_sigma(sigma, kappa, exponent, sigma_n);
         }
         if let Some((good, _)) = last_good {
             self.last_point = Some(good);
