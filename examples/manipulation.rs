@@ -12,8 +12,8 @@
 //!   follow that path back to real pushes (Ipopt ends infeasible at σ = 1e-2).
 //!   This task therefore starts from a simulation of a rough push-left, push-right
 //!   control (`guess=1`), at σ_0 = 1e-2, with the impact guard's ε_c = 1e-5 (with
-//!   1e-3 an element's guard ends violated at σ = 1e-5). It converges in about 8 min
-//!   (7 180 Ipopt iterations, cost 168.73, comp 4e-11, targets to 1e-15; the
+//!   1e-3 an element's guard ends violated at σ = 1e-5). It converges in 8–12 min
+//!   (7 095 Ipopt iterations, cost 124.75, comp 1e-10, targets to 1e-23; the
 //!   point is not B-stationary: the finish's LPEC finds a descent direction but its
 //!   branch NLP does not converge in 100 iterations). Any of the three can be
 //!   overridden (`guess=0 sigma_0=1 eps_c=1e-3` gives the old failing setup);
