@@ -9,7 +9,8 @@
 //! [--homotopy key=value …] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
 //! `--ipopt`: an Ipopt option for every NLP of the homotopy; `--homotopy`: a field of
 //! `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`, `warm_start_duals=true`;
-//! `--guess-by-simulation`: start from a simulated guess; for experiments).
+//! `--guess-by-simulation`: start from a simulated guess; for experiments;
+//! `--expand`: `OcpOptions::expand`, the NLP as one SX graph evaluated by CasADi).
 //!
 //! `--mpc K`: after the solve, K re-solves as in model predictive control, each from
 //! the last plan's state one control interval later, once armed by
@@ -49,6 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cases = Vec::new();
     let mut homotopy = serde_json::Map::new();
     let mut simulate_guess = false;
+    let mut expand = false;
     let mut mpc_steps = 0;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
@@ -60,6 +62,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             mpc_steps = rest.next().ok_or("--mpc needs a number of re-solves")?.parse()?;
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
+        } else if a == "--expand" {
+            expand = true;
         } else if a == "--ipopt" {
             let kv = rest.next().ok_or("--ipopt needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--ipopt {kv}: expected key=value"))?;
@@ -80,6 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ocp.options.homotopy.verbosity = 2;
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
+        ocp.options.expand = expand;
         ocp.options.homotopy = ocp.options.homotopy.with_fields(homotopy.clone())?;
         let mut solver = OcpSolver::new(&ocp)?;
         if simulate_guess {

@@ -90,6 +90,12 @@ impl MpccSolver {
         Self::build(mpcc, opts, compile, Kernels::Compiled).map(|(solver, _)| solver)
     }
 
+    /// As [`MpccSolver::new`], the functions evaluated by CasADi itself (no compiler
+    /// run; compiled kernels are used if the cache already has them).
+    pub fn interpreted<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions) -> Result<Self> {
+        Self::build(mpcc, opts, &CompileOptions::default(), Kernels::Interpreted).map(|(solver, _)| solver)
+    }
+
     /// The solver, its kernels obtained as `kernels` says; with [`Kernels::Auto`] and no
     /// cached object, also the module's C to compile (the caller decides where).
     pub(crate) fn build<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<(Self, Option<PendingModule>)> {

@@ -143,6 +143,17 @@ pub struct OcpOptions {
     /// only at the element boundaries (default false; needs the integral form, whose
     /// stage unknowns are the stage states).
     pub state_bounds_at_stages: bool,
+    /// Expand the transcribed NLP (mapped element kernels, MX) into one SX graph and
+    /// let CasADi evaluate it, instead of generating and compiling C for the mapped
+    /// kernels (default false). No compiler runs and the expanded graph has the exact
+    /// sparsity, so evaluations are cheaper and MUMPS's factors smaller; but the
+    /// graph, and the time to build it, grow with N. Measured with `ocp_benchmark
+    /// --expand` on 2026-12-04 (another solve running on the second core): motor
+    /// N = 240 built in 6.1 s, solved in 35.6 s (451 Ipopt iterations, kernels
+    /// 2.4 s) against 64.1 s (524, kernels ~9 s) compiled; sliding mode 0.72 s
+    /// against 0.82–0.95 s. The compiled kernels stay the default: their C is flat
+    /// in N and is what an exported solver embeds.
+    pub expand: bool,
 }
 
 impl OcpOptions {
@@ -166,7 +177,7 @@ fn deserialize_homotopy<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::
 
 impl Default for OcpOptions {
     fn default() -> Self {
-        OcpOptions { fesd: FesdOptions::default(), homotopy: OcpOptions::default_homotopy(), state_bounds_at_stages: false }
+        OcpOptions { fesd: FesdOptions::default(), homotopy: OcpOptions::default_homotopy(), state_bounds_at_stages: false, expand: false }
     }
 }
 

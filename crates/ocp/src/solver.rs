@@ -87,7 +87,11 @@ impl OcpSolver {
         ocp.validate()?;
         let start = Instant::now();
         let t = transcribe(ocp, lowering.as_ref())?;
-        let solver = MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?;
+        let solver = if ocp.options.expand {
+            MpccSolver::interpreted(&expanded(&t.mpcc)?, ocp.options.homotopy.clone())?
+        } else {
+            MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?
+        };
         Ok(OcpSolver {
             ocp: ocp.clone(),
             p0: t.mpcc.p0.clone(),
@@ -325,4 +329,17 @@ impl OcpSolver {
             table: self.t.table.clone(),
         })
     }
+}
+
+/// `mpcc` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
+/// symbols w and p, through the expansion of one function of all of them.
+fn expanded(mpcc: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
+    let m = mpcc;
+    let outputs = [("f", &m.f), ("g", &m.g), ("G", &m.big_g), ("H", &m.big_h)];
+    let all = casadi::Function::new("ocp_nlp", &[("w", &m.w), ("p", &m.p)], &outputs)?.expand()?;
+    let (w, p) = (casadi::SX::sym("w", m.w.nrow()), casadi::SX::sym("p", m.p.nrow()));
+    let mut out = all.call(&[&w, &p])?.into_iter();
+    let mut next = || out.next().ok_or_else(|| crate::OcpError::Invalid { what: "expand", reason: "the expanded NLP returned too few outputs".into() });
+    let (f, g, big_g, big_h) = (next()?, next()?, next()?, next()?);
+    Ok(fesd_mpcc::Mpcc { w, p, f, g, big_g, big_h, lbw: m.lbw.clone(), ubw: m.ubw.clone(), lbg: m.lbg.clone(), ubg: m.ubg.clone(), w0: m.w0.clone(), p0: m.p0.clone() })
 }
