@@ -145,14 +145,15 @@ pub struct OcpOptions {
     pub state_bounds_at_stages: bool,
     /// Expand the transcribed NLP (mapped element kernels, MX) into one SX graph and
     /// let CasADi evaluate it, instead of generating and compiling C for the mapped
-    /// kernels (default false). No compiler runs and the expanded graph has the exact
-    /// sparsity, so evaluations are cheaper and MUMPS's factors smaller; but the
-    /// graph, and the time to build it, grow with N. Measured with `ocp_benchmark
-    /// --expand` on 2026-12-04 (another solve running on the second core): motor
-    /// N = 240 built in 6.1 s, solved in 35.6 s (451 Ipopt iterations, kernels
-    /// 2.4 s) against 64.1 s (524, kernels ~9 s) compiled; sliding mode 0.72 s
-    /// against 0.82–0.95 s. The compiled kernels stay the default: their C is flat
-    /// in N and is what an exported solver embeds.
+    /// kernels (default false). No compiler runs and the evaluations are cheaper (the
+    /// mapped MX Hessian is forward-over-reverse AD in as many directions as its
+    /// coloring needs), but the graph, and the time to build it, grow with N.
+    /// Measured with `ocp_benchmark [--expand]` on a quiet machine (2026-12-04):
+    /// motor N = 240 built in 7.3 s, solved in 40.0 s (451 Ipopt iterations, kernels
+    /// 2.6 s) against 45.8 s (524, kernels 13.0 s of which the Hessian 10.5 s);
+    /// sliding mode 0.60 s against 0.74 s (the reference implementation: 119.3 s and
+    /// 1.5 s). The compiled kernels stay the default: their C is flat in N and is
+    /// what an exported solver embeds.
     pub expand: bool,
 }
 
