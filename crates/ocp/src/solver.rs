@@ -331,10 +331,9 @@ impl OcpSolver {
     }
 }
 
-/// `mpcc` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
+/// `m` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
 /// symbols w and p, through the expansion of one function of all of them.
-fn expanded(mpcc: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
-    let m = mpcc;
+fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
     let outputs = [("f", &m.f), ("g", &m.g), ("G", &m.big_g), ("H", &m.big_h)];
     let all = casadi::Function::new("ocp_nlp", &[("w", &m.w), ("p", &m.p)], &outputs)?.expand()?;
     let (w, p) = (casadi::SX::sym("w", m.w.nrow()), casadi::SX::sym("p", m.p.nrow()));
