@@ -20,7 +20,8 @@
 //!   a failed solve prints the worst constraint rows of its last iterate.
 //!
 //! Prints the homotopy table, one `impact_time = …` line per impulse between boxes,
-//! `comp_residual = …`, `target_error = …`, `cost = …`; with `resimulate=1` also
+//! `comp_residual = …`, `target_error = …`, `cost = …`, and writes the boxes'
+//! positions and velocities to `manipulation.png` (`manipulation_three.png`); with `resimulate=1` also
 //! `resimulation_error = …` (the optimal controls re-simulated one step per
 //! interval; slow on resting boxes with friction: every piece needs the simulator's
 //! third homotopy tier).
@@ -133,6 +134,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("comp_residual = {:.3e}", r.comp_residual);
     println!("target_error = {target_error:.3e}");
     println!("cost = {:.6}", r.cost);
+    // Positions and velocities of the boxes over the element grid.
+    let trajectory = fesd::cls::ClsSimulation { t: r.t.clone(), q: r.q.clone(), v: r.v.clone(), ..Default::default() };
+    let plot = if three { "manipulation_three.png" } else { "manipulation.png" };
+    trajectory.plot(std::path::Path::new(plot), "Three boxes, FESD-J optimal control (x and y of each box)")?;
+    println!("wrote {plot}");
     if args.iter().any(|(k, v)| k == "resimulate" && v != "0") {
         println!("resimulation_error = {:.3e}", solver.resimulate(&r, 1)?);
     }

@@ -16,6 +16,8 @@
 //! `off_line_spatial = …` (distance from the starting line), and the same keys with
 //! `_polyhedral_30` and `_conic_30` for the pushes at 30°.
 //!
+//! Writes the planar block's positions and velocities to `sliding_block.png`.
+//!
 //! Run: `cargo run --release --example sliding_block`
 
 use fesd::cls::models::{point_in_space, point_on_plane, G};
@@ -34,6 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("t_stop_error = {:.3e}", (r.t[i] - t_exact).abs());
     println!("x_stop_error = {:.3e}", (r.q[i][0] - x_exact).abs());
     println!("x_final = {:.7}", r.q_final()[0]);
+    r.plot(std::path::Path::new("sliding_block.png"), "Block sliding to rest, FESD-J (μ = 0.5)")?;
+    println!("wrote sliding_block.png");
 
     // Spatial: q = (x, y, z), pushed off at 2 m/s along 45°, then along 30°.
     let conic = ClsOptions { friction_model: FrictionModel::Conic, ..Default::default() };

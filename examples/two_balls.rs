@@ -15,6 +15,8 @@
 //! (implicit Euler) damps that oscillation out at every affordable step size
 //! (amplitude factor exp(−ω² h T / 2)), so it is not run by default (`NS=1,2,3`).
 //!
+//! Writes the finest run's heights and velocities to `two_balls.png` (the last n_s).
+//!
 //! Run: `cargo run --release --example two_balls [-- steps…]` (default 100 200 400 800)
 
 use fesd::cls::models::{two_balls, G};
@@ -91,6 +93,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             opts.cls.n_s = n_s;
             let mut sim = ClsSimulator::new(&two_balls(K, EPS)?, opts)?;
             let r = sim.simulate(&[1.0, 2.0], &[0.0, 0.0], &[], &[])?;
+            if Some(&n) == steps.last() {
+                r.plot(std::path::Path::new("two_balls.png"), &format!("Two balls and a spring, FESD-J (Radau IIA n_s = {n_s}, {n} steps)"))?;
+            }
             let x: Vec<f64> = r.q_final().iter().chain(r.v_final()).copied().collect();
             let err = x.iter().zip(&exact).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             pieces += r.steps.len();
