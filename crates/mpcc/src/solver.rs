@@ -645,7 +645,7 @@ impl MpccSolver {
                         recoveries += 1;
                         kappa = kappa.sqrt();
                         exponent = 1.0;
-                        let next = (good_sigma * kappa).max(sigma_n);
+                        let next = next_sigma(*good_sigma, kappa, exponent, sigma_n);
                         messages.push(format!(
                             "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: back to the iterate of sigma = {good_sigma:e}, kappa -> {kappa:.4}, sigma -> {next:e}",
                             sol.status
