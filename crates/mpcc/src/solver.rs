@@ -1,8 +1,10 @@
 //! The relaxation homotopy: one compiled NLP, solved for a decreasing σ.
 
+mod homotopy;
+
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
-use crate::options::{next_sigma, HomotopyOptions, Kernels, Steering};
+use crate::options::{HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
@@ -11,7 +13,7 @@ use casadi::Kind;
 use fesd_codegen::CompileOptions;
 use fesd_nlp::BuildReport;
 use fesd_nlp::{CompiledNlp, NlpDims, PendingModule};
-use ipopt::{IpoptSolver, Solution, StartPoint};
+use ipopt::{IpoptSolver, Solution};
 use std::time::{Duration, Instant};
 
 /// Name of the generated C module of every MPCC (objects are cached per content hash).
@@ -470,269 +472,6 @@ impl MpccSolver {
         merge(first, second, &note)
     }
 
-    /// The homotopy from the initial guess; with `handover`, it stops (status
-    /// `CompTolNotReached`) at the first solved NLP whose residual is at most that and
-    /// records where it would go on; `resume` goes on from such a record.
-    fn run_homotopy(&mut self, handover: Option<f64>, resume_at: Option<Resume>) -> MpccResult {
-        let t_total = Instant::now();
-        let mut n_steps = self.planned_steps();
-        let sigma_n = self.opts.sigma_final();
-        let mut kappa = self.opts.kappa;
-        let mut exponent = self.opts.sigma_exponent;
-        let mut sigma = self.opts.sigma_0;
-        let mut x = self.initial_point(self.opts.sigma_0);
-        let mut k = 0;
-        // A warm re-solve: the first NLP starts from this primal-dual point.
-        let mut warm_first: Option<Solution> = None;
-        if let Some(r) = resume_at {
-            (x, sigma, k, n_steps, kappa, exponent) = (r.x, r.sigma, r.k, r.n_steps, r.kappa, r.exponent);
-        } else if let Some(sol) = self.warm_start.take() {
-            sigma = self.opts.warm_sigma_0.max(sigma_n);
-            if self.opts.n_homotopy.is_none() {
-                n_steps = crate::options::steps_from_to(sigma, sigma_n, kappa, exponent);
-            }
-            x = sol.x.clone();
-            warm_first = Some(sol);
-        }
-        let mut params: Vec<f64> = self.p0.iter().copied().chain([sigma]).collect();
-        let mut steps = Vec::new();
-        let mut messages = Vec::new();
-        let mut last: Option<Solution> = None;
-        let mut last_good: Option<(Solution, f64)> = None;
-        let mut resume: Option<(Solution, f64)> = None;
-        let mut recoveries = 0;
-        let mut recovery = false;
-        // After a failure of a dual warm start: solve the same NLP from the primal point only.
-        let mut force_cold = false;
-        let mut status = MpccStatus::CompTolNotReached;
-        let mut inside_ipopt = Duration::ZERO;
-        let mut first_iteration: Option<Duration> = None;
-        self.compiled.reset_eval_stats();
-        if self.opts.verbosity >= 1 {
-            self.print_header(n_steps);
-        }
-        while k < n_steps {
-            let t_step = Instant::now();
-            *params.last_mut().expect("sigma is the last parameter") = sigma;
-            if let Err(e) = self.compiled.set_parameters(&params) {
-                messages.push(format!("internal error setting parameters: {e}"));
-                break;
-            }
-            let mut last_mu = f64::NAN;
-            // Distance the iterates may travel before the NLP counts as diverging (see
-            // `is_diverging`); the steps' lengths add up to a bound of it.
-            let reach = DIVERGENCE_FACTOR * (1.0 + max_abs(&x));
-            let (mut travelled, mut ran_away) = (0.0, false);
-            let tolerances = step_tol(&self.opts, sigma);
-            // An early NLP's acceptable level (it may stop there, see `step_tol`).
-            let early_level = tolerances.map(|(_, a)| a).filter(|&a| a > 1e-6 && !self.opts.sets_ipopt("acceptable_tol"));
-            let mut stagnation = Stagnation::new(self.opts.stagnation_window, early_level);
-            let mut track_mu = |info: &ipopt::IterationInfo| {
-                last_mu = info.mu;
-                if first_iteration.is_none() {
-                    first_iteration = Some(t_total.elapsed());
-                }
-                travelled += info.alpha_pr * info.d_norm;
-                ran_away = travelled > reach;
-                !ran_away && !stagnation.observe(info)
-            };
-            let t_ipopt = Instant::now();
-            let mut warm_duals = false;
-            let mut extra: Vec<(String, ipopt::OptionValue)> = Vec::new();
-            if !self.opts.sets_ipopt("max_iter") {
-                extra.push(("max_iter".into(), i32::try_from(self.opts.max_iter).unwrap_or(i32::MAX).into()));
-            }
-            if let Some((tol, _)) = tolerances {
-                extra.push(("tol".into(), tol.into()));
-            }
-            if let Some(acceptable) = early_level {
-                extra.push(("acceptable_tol".into(), acceptable.into()));
-                if !self.opts.sets_ipopt("acceptable_iter") {
-                    extra.push(("acceptable_iter".into(), i32::try_from(self.opts.acceptable_iter).unwrap_or(i32::MAX).into()));
-                }
-            }
-            let solved = match resume.take() {
-                // Resume where the previous attempt stopped: its primal-dual point and barrier parameter.
-                Some((sol, mu)) => {
-                    if mu.is_finite() && mu > 0.0 {
-                        extra.push(("mu_init".into(), mu.into()));
-                    }
-                    let start = StartPoint { x: x.clone(), ..sol.warm_start() };
-                    self.ipopt_warm.solve_with(&mut self.compiled, &start, Some(&mut track_mu), &extra)
-                }
-                None => {
-                    let previous = match (&last_good, &warm_first) {
-                        (Some((sol, _)), _) if self.opts.warm_start_duals => Some(sol),
-                        (None, Some(sol)) => Some(sol),
-                        _ => None,
-                    };
-                    let start = match previous.filter(|_| !force_cold) {
-                        Some(sol) => {
-                            warm_duals = true;
-                            StartPoint { x: x.clone(), ..sol.warm_start() }
-                        }
-                        None => StartPoint::primal(x.clone()),
-                    };
-                    let solver = if warm_duals { &self.ipopt_warm } else { &self.ipopt };
-                    solver.solve_with(&mut self.compiled, &start, Some(&mut track_mu), &extra)
-                }
-            };
-            inside_ipopt += t_ipopt.elapsed();
-            let sol = match solved {
-                Ok(mut s) => {
-                    if stagnation.stopped && s.status == ipopt::ApplicationReturnStatus::UserRequestedStop {
-                        // An early NLP whose objective stopped moving at an acceptable point.
-                        s.status = ipopt::ApplicationReturnStatus::SolvedToAcceptableLevel;
-                        messages.push(format!("step {k}: stopped after {} iterations: objective stagnant at an acceptable point (stagnation_window)", s.iterations));
-                    }
-                    s
-                }
-                Err(e) => {
-                    messages.push(format!("step {k}: Ipopt could not start: {e}"));
-                    status = MpccStatus::NlpFailed { step: k, ipopt_status: ipopt::ApplicationReturnStatus::InvalidOption };
-                    break;
-                }
-            };
-            let eval = self.evaluate(&sol.x, &params);
-            let row = HomotopyStep {
-                k,
-                sigma,
-                ipopt_status: sol.status,
-                iterations: sol.iterations,
-                objective: eval.objective,
-                comp_residual: eval.residual,
-                wall_time: t_step.elapsed().as_secs_f64(),
-                recovery,
-                non_finite: sol.non_finite.clone(),
-            };
-            if let Some(what) = &sol.non_finite {
-                messages.push(format!("step {k}: an evaluation gave a non-finite number ({what}); it was reported to Ipopt as failed"));
-            }
-            if self.opts.verbosity >= 1 {
-                Self::print_row(&row);
-            }
-            steps.push(row);
-            let ok = sol.status.is_success();
-            last = Some(sol.clone());
-            if !ok {
-                let diverging = ran_away || is_diverging(&sol, reach);
-                if recoveries < self.opts.max_recoveries && is_budget_exhausted(sol.status) && !diverging {
-                    // Out of iterations or time: resume the same NLP from where it stopped.
-                    recoveries += 1;
-                    messages.push(format!(
-                        "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: resuming it from its last primal-dual iterate (mu = {last_mu:.1e})",
-                        sol.status
-                    ));
-                    x = sol.x.clone();
-                    resume = Some((sol, last_mu));
-                    recovery = true;
-                    continue;
-                }
-                if warm_duals && recoveries < self.opts.max_recoveries {
-                    // The duals of the previous NLP led astray: same σ, primal start only.
-                    recoveries += 1;
-                    messages.push(format!(
-                        "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: solving it again without the dual warm start",
-                        sol.status
-                    ));
-                    force_cold = true;
-                    recovery = true;
-                    continue;
-                }
-                match &last_good {
-                    Some((good, good_sigma)) if recoveries < self.opts.max_recoveries => {
-                        // Infeasible or stuck: step back to the last good iterate, reduce σ more gently.
-                        recoveries += 1;
-                        kappa = kappa.sqrt();
-                        exponent = 1.0;
-                        let next = next_sigma(*good_sigma, kappa, exponent, sigma_n);
-                        messages.push(format!(
-                            "step {k}: NLP ended with {:?} at sigma = {sigma:e}; recovery {recoveries}: back to the iterate of sigma = {good_sigma:e}, kappa -> {kappa:.4}, sigma -> {next:e}",
-                            sol.status
-                        ));
-                        x = good.x.clone();
-                        sigma = next;
-                        recovery = true;
-                        if self.opts.n_homotopy.is_none() {
-                            // A derived plan still ends at σ_N with the gentler κ.
-                            n_steps = n_steps.max(k + crate::options::steps_from_to(next, sigma_n, kappa, exponent));
-                        }
-                        continue;
-                    }
-                    None if recoveries < self.opts.max_recoveries => {
-                        // No good iterate yet. Direct steering: relax more (σ ← 10 σ). Elastic
-                        // steering relaxes complementarity at every σ, so a larger σ only weakens
-                        // the penalty s/σ; if the iterates diverged, the penalty was too weak to
-                        // bound the objective (it rewards violating complementarity): σ ← σ/1000.
-                        recoveries += 1;
-                        let elastic = self.opts.steering != Steering::Direct;
-                        let next = if elastic && diverging { 1e-3 * sigma } else { 10.0 * sigma };
-                        messages.push(format!(
-                            "step {k}: NLP ended with {:?}{} at sigma = {sigma:e}; recovery {recoveries}: no good iterate yet, retrying from the initial guess with sigma = {next:e}",
-                            sol.status,
-                            if diverging { " (diverging iterates)" } else { "" }
-                        ));
-                        x = self.initial_point(next);
-                        sigma = next;
-                        recovery = true;
-                        continue;
-                    }
-                    _ => {
-                        messages.push(format!("step {k}: NLP ended with {:?} at sigma = {sigma:e}; no recovery left", sol.status));
-                        status = MpccStatus::NlpFailed { step: k, ipopt_status: sol.status };
-                        break;
-                    }
-                }
-            }
-            recovery = false;
-            force_cold = false;
-            x = sol.x.clone();
-            last_good = Some((sol, sigma));
-            if eval.residual <= self.opts.comp_tol {
-                status = MpccStatus::Converged;
-                break;
-            }
-            if handover.is_some_and(|h| eval.residual <= h) {
-                self.handed_over = Some(Resume { x: x.clone(), sigma: next_sigma(sigma, kappa, exponent, sigma_n), k: k + 1, n_steps, kappa, exponent });
-                messages.push(format!(
-                    "handed over to the active-set finish at step {k} (sigma = {sigma:e}, comp_res = {:.3e})",
-                    eval.residual
-                ));
-                break;
-            }
-            k += 1;
-            sigma = next_sigma(sigma, kappa, exponent, sigma_n);
-        }
-        if let Some((good, _)) = last_good {
-            self.last_point = Some(good);
-        }
-        let final_x = last.as_ref().map(|s| s.x.clone()).unwrap_or(x);
-        let eval = self.evaluate(&final_x, &params);
-        let multipliers = last.as_ref().map(|s| self.multipliers(s)).unwrap_or_default();
-        let (kernel_time, _) = self.compiled.eval_stats();
-        let total = t_total.elapsed();
-        MpccResult {
-            status,
-            w: final_x[..self.n_w].to_vec(),
-            objective: eval.objective,
-            comp_residual: eval.residual,
-            multipliers,
-            total_iterations: steps.iter().map(|s| s.iterations).sum(),
-            steps,
-            timing: Timing {
-                total: total.as_secs_f64(),
-                ipopt: inside_ipopt.saturating_sub(kernel_time).as_secs_f64(),
-                kernels: kernel_time.as_secs_f64(),
-                kernels_hessian: self.compiled.hessian_eval_time().as_secs_f64(),
-                own: total.saturating_sub(inside_ipopt).as_secs_f64(),
-                first_iteration: first_iteration.unwrap_or(total).as_secs_f64(),
-            },
-            planned_steps: n_steps,
-            messages,
-            finish: None,
-        }
-    }
-
     fn multipliers(&self, s: &Solution) -> Multipliers {
         let (m, nc) = (self.n_g, self.n_comp);
         Multipliers {
@@ -785,51 +524,6 @@ pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &Ho
         .set_option("bound_relax_factor", 0.0)
         .set_option("mu_strategy", "adaptive")
         .set_option("warm_start_init_point", "yes")
-}
-
-/// The stagnation stop of an early homotopy NLP (see
-/// [`HomotopyOptions::stagnation_window`]): fed every iteration, it says when to stop.
-struct Stagnation {
-    window: usize,
-    /// The NLP's acceptable level; `None`: never stop (not an early NLP, or off).
-    level: Option<f64>,
-    objectives: std::collections::VecDeque<f64>,
-    stopped: bool,
-}
-
-impl Stagnation {
-    fn new(window: usize, level: Option<f64>) -> Self {
-        Stagnation { window, level: level.filter(|_| window > 0), objectives: Default::default(), stopped: false }
-    }
-
-    /// True once the objective has varied by at most `level (1 + |f|)` over the last
-    /// `window` iterations and the current iterate's primal and dual infeasibilities
-    /// are at most `level`.
-    fn observe(&mut self, info: &ipopt::IterationInfo) -> bool {
-        let Some(level) = self.level else { return false };
-        if info.restoration {
-            self.objectives.clear();
-            return false;
-        }
-        self.objectives.push_back(info.objective);
-        if self.objectives.len() > self.window {
-            self.objectives.pop_front();
-        }
-        let (lo, hi) = self.objectives.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &f| (lo.min(f), hi.max(f)));
-        let flat = self.objectives.len() == self.window && hi - lo <= level * (1.0 + info.objective.abs());
-        self.stopped = flat && info.inf_pr <= level && info.inf_du <= level;
-        self.stopped
-    }
-}
-
-/// Ipopt's `tol` for the NLP at σ: `min(1e-8, 0.1 σ)`, so that `G_i H_i ≤ σ` is met to
-/// a tenth of σ (with Ipopt's default 1e-8 the residual stalled at ~7e-9 at σ = 1e-10),
-/// and its acceptable level `min(acceptable_tol_max, acceptable_tol_factor σ)` (early
-/// NLPs); `None` when the user set `tol` or `tol_follows_sigma` is off.
-fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<(f64, f64)> {
-    let tight = (0.1 * sigma).clamp(1e-14, 1e-8);
-    let acceptable = (opts.acceptable_tol_factor * sigma).min(opts.acceptable_tol_max);
-    (opts.tol_follows_sigma && !opts.sets_ipopt("tol")).then_some((tight, acceptable))
 }
 
 /// One result from two runs: the second's outcome if it converged or got closer, the
@@ -888,28 +582,9 @@ fn branch_eval(b: &mut BranchNlp, w: &[f64]) -> Option<(f64, f64)> {
     Some((f, b.residual(w)?))
 }
 
-/// The NLP's iterates ran away: Ipopt says so, or they went beyond `reach` (a
-/// millionfold the start, see `DIVERGENCE_FACTOR`: an objective unbounded below, e.g. a
-/// relaxation that rewards violating complementarity more than its penalty costs) —
-/// resuming such a solve only goes further. The homotopy's NLPs also stop early once
-/// their steps add up to `reach`.
-fn is_diverging(sol: &Solution, reach: f64) -> bool {
-    sol.status == ipopt::ApplicationReturnStatus::DivergingIterates || max_abs(&sol.x) > reach
-}
-
-/// How far beyond its start (relative to `1 + max |start|`) an NLP's iterates may go
-/// before the homotopy calls them diverging.
-const DIVERGENCE_FACTOR: f64 = 1e6;
-
 /// max_i |v_i| (0 for an empty slice).
 pub(crate) fn max_abs(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
-}
-
-/// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.
-fn is_budget_exhausted(status: ipopt::ApplicationReturnStatus) -> bool {
-    use ipopt::ApplicationReturnStatus::*;
-    matches!(status, MaximumIterationsExceeded | MaximumCpuTimeExceeded | MaximumWallTimeExceeded)
 }
 
 fn check_len(what: &'static str, v: &[f64], len: usize) -> Result<()> {
@@ -920,39 +595,4 @@ fn check_len(what: &'static str, v: &[f64], len: usize) -> Result<()> {
         return Err(MpccError::NotFinite { what, index, value });
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod stagnation_tests {
-    use super::Stagnation;
-
-    fn info(objective: f64, inf_du: f64) -> ipopt::IterationInfo {
-        ipopt::IterationInfo {
-            restoration: false,
-            iter: 0,
-            objective,
-            inf_pr: 1e-9,
-            inf_du,
-            mu: 1e-9,
-            d_norm: 1e-3,
-            regularization: 0.0,
-            alpha_du: 1.0,
-            alpha_pr: 1.0,
-            ls_trials: 1,
-        }
-    }
-
-    #[test]
-    fn stops_only_after_a_flat_window_at_an_acceptable_point() {
-        let mut s = Stagnation::new(3, Some(1e-4));
-        // Still moving: 1.0 → 0.9 → 0.8.
-        assert!(!s.observe(&info(1.0, 0.0)) && !s.observe(&info(0.9, 0.0)) && !s.observe(&info(0.8, 0.0)));
-        // Flat within 1e-4 (1 + |f|) over three iterations, but the dual infeasibility jumps.
-        assert!(!s.observe(&info(0.80001, 0.0)) && !s.observe(&info(0.80002, 1e3)));
-        assert!(s.observe(&info(0.80001, 1e-6)) && s.stopped);
-        // Off: no level (not an early NLP), or a window of 0.
-        let mut off = Stagnation::new(3, None);
-        let mut zero = Stagnation::new(0, Some(1e-4));
-        assert!((0..10).all(|_| !off.observe(&info(1.0, 0.0)) && !zero.observe(&info(1.0, 0.0))));
-    }
 }
