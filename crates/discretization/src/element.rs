@@ -78,6 +78,88 @@ fn component_sums(points: &[Vec<SX>], n: usize) -> Vec<SX> {
     (0..n).map(|i| sum(&points.iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect()
 }
 
+/// The model's functions an element evaluates at its points.
+struct PointFunctions {
+    /// `fesd_stage(x, u, p, z) -> (ẋ, algebraic equations, θ, primals, duals)`.
+    stage: Function,
+    /// The Lagrange cost `L(x, u, p)`.
+    cost: Option<Function>,
+    /// The tracked outputs `y(x, u, p)`.
+    track: Option<Function>,
+}
+
+/// What an element's points give: equations, ẋ and θ of the stages, complementarity
+/// primals and duals of every point, the stage cost's quadrature (without the factor h).
+struct Points {
+    eq: Vec<SX>,
+    xdots: Vec<SX>,
+    thetas: Vec<SX>,
+    primals: Vec<Vec<SX>>,
+    duals: Vec<Vec<SX>>,
+    quad: SX,
+}
+
+impl PointFunctions {
+    fn new(model: &PssModel, alg: &StageAlgebra, terms: &ElementTerms) -> Result<Self> {
+        let xup = [("x", &model.x), ("u", &model.u), ("p", &model.p)];
+        let cost = terms.lagrange.as_ref().map(|l| Function::new("fesd_lagrange", &xup, &[("l", l)])).transpose()?;
+        let track = terms.tracking.as_ref().map(|(y, _)| Function::new("fesd_outputs_y", &xup, &[("y", y)])).transpose()?;
+        Ok(PointFunctions { stage: alg.function(model, "fesd_stage")?, cost, track })
+    }
+
+    /// The DCS at every stage state `stage_x[m]` with algebraic variables `zs[m]`,
+    /// and the quadrature `Σ b_m (L + |y − y_ref|²_W)` (`weights`: W's diagonal).
+    fn stages(&self, tableau: &ButcherTableau, stage_x: &[SX], zs: &[SX], [u, p, yref]: [&SX; 3], weights: Option<&[f64]>) -> Result<Points> {
+        let mut pts = Points { eq: vec![], xdots: vec![], thetas: vec![], primals: vec![], duals: vec![], quad: SX::scalar(0.0) };
+        for (m, xm) in stage_x.iter().enumerate() {
+            let out = self.stage.call(&[xm, u, p, &zs[m]])?;
+            pts.xdots.push(out[0].clone());
+            pts.eq.push(out[1].clone());
+            pts.thetas.push(out[2].clone());
+            pts.primals.push(out[3].entries()?);
+            pts.duals.push(out[4].entries()?);
+            if let Some(c) = &self.cost {
+                pts.quad = &pts.quad + c.call(&[xm, u, p])?.remove(0) * tableau.b[m];
+            }
+            if let (Some(y), Some(w)) = (&self.track, weights) {
+                let d = y.call(&[xm, u, p])?.remove(0).try_sub(yref)?;
+                pts.quad = &pts.quad + (&d * &d).dot(&SX::from_slice(w))? * tableau.b[m];
+            }
+        }
+        Ok(pts)
+    }
+}
+
+/// The path constraints' values at the stages or at the element's end, as each asks.
+fn path_values(model: &PssModel, path: &[(SX, PathPoints)], stage_x: &[SX], x_end: &SX, u: &SX, p: &SX) -> Result<Vec<SX>> {
+    let mut values = Vec::new();
+    for (j, (c, at)) in path.iter().enumerate() {
+        let f = Function::new(&format!("fesd_path{j}"), &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("c", c)])?;
+        let points: Vec<&SX> = match at {
+            PathPoints::Stages => stage_x.iter().collect(),
+            PathPoints::ElementEnds => vec![x_end],
+        };
+        for xm in points {
+            values.push(f.call(&[xm, u, p])?.remove(0));
+        }
+    }
+    Ok(values)
+}
+
+/// The element's `indicators` output (step equilibration: the duals summed over the
+/// left boundary `left` and every point, the primals over the stages) and its `link`
+/// output (the sliding-exit condition between neighbours: the primals at the
+/// element's end, i.e. its last point, and at its first stage, the duals summed over
+/// the stages).
+fn indicators_and_link(left: &[SX], primals: &[Vec<SX>], duals: &[Vec<SX>], n_s: usize, n_comp: usize) -> Result<(SX, SX)> {
+    let boundary_and_points: Vec<Vec<SX>> = std::iter::once(left.to_vec()).chain(duals.iter().cloned()).collect();
+    let dual_sum = component_sums(&boundary_and_points, n_comp);
+    let primal_sum = component_sums(&primals[..n_s], n_comp);
+    let dual_stages = component_sums(&duals[..n_s], n_comp);
+    let (primal_end, primal_first) = (primals[primals.len() - 1].clone(), primals[0].clone());
+    Ok((SX::column(&[dual_sum, primal_sum].concat())?, SX::column(&[primal_end, primal_first, dual_stages].concat())?))
+}
+
 /// The element of `model` with the extra `terms` as the chain drives it; with
 /// `end_block` the element's end state is an `x` block of its own (else its last
 /// stage state, see [`crate::ElementGrid::end_is_last_stage`]).
@@ -86,86 +168,43 @@ pub(crate) fn pss_element(model: &PssModel, alg: &StageAlgebra, tableau: &Butche
     let end_point = !tableau.is_stiffly_accurate();
     let n_pts = n_s + usize::from(end_point);
     let sizes = ElementSizes { n_x, n_s, n_z, n_pts, n_comp, n_theta: alg.theta.nrow() };
-    let stage_fn = alg.function(model, "fesd_stage")?;
-    let cost_fn = match &terms.lagrange {
-        Some(l) => Some(Function::new("fesd_lagrange", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("l", l)])?),
-        None => None,
-    };
+    let fns = PointFunctions::new(model, alg, terms)?;
     let (k, z, x) = (SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts), SX::sym("x", n_x));
     let b_in = SX::sym("b_in", n_x + n_comp);
     let (x0, lam0) = (b_in.slice(0..n_x)?, b_in.slice(n_x..n_x + n_comp)?);
     let (h, u, p) = (SX::sym("h", 1), model.u.clone(), model.p.clone());
     let n_y = terms.tracking.as_ref().map_or(0, |(y, _)| y.nrow());
     let yref = SX::sym("yref", n_y);
-    let track_fn = match &terms.tracking {
-        Some((y, _)) => Some(Function::new("fesd_outputs_y", &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("y", y)])?),
-        None => None,
-    };
     let ks: Vec<SX> = (0..n_s).map(|m| k.slice(m * n_x..(m + 1) * n_x)).collect::<std::result::Result<_, _>>()?;
     let zs: Vec<SX> = (0..n_pts).map(|m| z.slice(m * n_z..(m + 1) * n_z)).collect::<std::result::Result<_, _>>()?;
     let stage_x: Vec<SX> = match opts.irk_representation {
         IrkRepresentation::Integral => ks.clone(),
         IrkRepresentation::Differential => (0..n_s).map(|m| &x0 + &h * SX::weighted_sum(&tableau.a[m], &ks, n_x)).collect(),
     };
-    let (mut eq, mut xdots, mut thetas, mut primals, mut duals) = (vec![], vec![], vec![], vec![], vec![]);
-    let mut quad = SX::scalar(0.0);
-    for m in 0..n_s {
-        let out = stage_fn.call(&[&stage_x[m], &u, &p, &zs[m]])?;
-        xdots.push(out[0].clone());
-        eq.push(out[1].clone());
-        thetas.push(out[2].clone());
-        primals.push(out[3].entries()?);
-        duals.push(out[4].entries()?);
-        if let Some(c) = &cost_fn {
-            quad = quad + c.call(&[&stage_x[m], &u, &p])?.remove(0) * tableau.b[m];
-        }
-        if let (Some(y), Some((_, weight))) = (&track_fn, &terms.tracking) {
-            let d = y.call(&[&stage_x[m], &u, &p])?.remove(0).try_sub(&yref)?;
-            let w = SX::from_slice(weight);
-            quad = quad + (&d * &d).dot(&w)? * tableau.b[m];
-        }
-    }
-    quad = &quad * &h;
+    let mut pts = fns.stages(tableau, &stage_x, &zs, [&u, &p, &yref], terms.tracking.as_ref().map(|(_, w)| w.as_slice()))?;
+    let (eq, xdots) = (&mut pts.eq, &pts.xdots);
+    let quad = &pts.quad * &h;
     for m in 0..n_s {
         match opts.irk_representation {
             IrkRepresentation::Differential => eq.push(ks[m].try_sub(&xdots[m])?),
-            IrkRepresentation::Integral => eq.push(ks[m].try_sub(&x0)? - &h * SX::weighted_sum(&tableau.a[m], &xdots, n_x)),
+            IrkRepresentation::Integral => eq.push(ks[m].try_sub(&x0)? - &h * SX::weighted_sum(&tableau.a[m], xdots, n_x)),
         }
     }
-    let x_end = &x0 + &h * SX::weighted_sum(&tableau.b, &xdots, n_x);
+    let x_end = &x0 + &h * SX::weighted_sum(&tableau.b, xdots, n_x);
     if end_block {
         eq.push(x.try_sub(&x_end)?);
     }
     if end_point {
-        let out = stage_fn.call(&[&x_end, &u, &p, &zs[n_s]])?;
-        eq.push(out[1].clone());
-        primals.push(out[3].entries()?);
-        duals.push(out[4].entries()?);
+        let out = fns.stage.call(&[&x_end, &u, &p, &zs[n_s]])?;
+        pts.eq.push(out[1].clone());
+        pts.primals.push(out[3].entries()?);
+        pts.duals.push(out[4].entries()?);
     }
-    // Path constraints at the stages or at the element's end.
-    let mut path_values = Vec::new();
-    for (j, (c, at)) in terms.path.iter().enumerate() {
-        let f = Function::new(&format!("fesd_path{j}"), &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("c", c)])?;
-        match at {
-            PathPoints::Stages => {
-                for xm in &stage_x {
-                    path_values.push(f.call(&[xm, &u, &p])?.remove(0));
-                }
-            }
-            PathPoints::ElementEnds => path_values.push(f.call(&[&x_end, &u, &p])?.remove(0)),
-        }
-    }
+    let path_values = path_values(model, &terms.path, &stage_x, &x_end, &u, &p)?;
+    let Points { eq, thetas, primals, duals, .. } = pts;
     let left = lam0.entries()?;
     let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals);
-    // Sums for step equilibration: duals over the left boundary and every point,
-    // primals over the stages.
-    let boundary_and_points: Vec<Vec<SX>> = std::iter::once(left.clone()).chain(duals.iter().cloned()).collect();
-    let dual_sum = component_sums(&boundary_and_points, n_comp);
-    let primal_sum = component_sums(&primals[..n_s], n_comp);
-    // For the sliding-exit condition between neighbours: primals at the element's end
-    // (its last point) and first stage, duals summed over the stages.
-    let dual_stages = component_sums(&duals[..n_s], n_comp);
-    let (primal_end, primal_first) = (primals[n_pts - 1].clone(), primals[0].clone());
+    let (indicators, link) = indicators_and_link(&left, &primals, &duals, n_s, n_comp)?;
     let blocks_in: Vec<(&str, &SX)> = if end_block { vec![("k", &k), ("z", &z), ("x", &x)] } else { vec![("k", &k), ("z", &z)] };
     let mut inputs = blocks_in.clone();
     inputs.extend([("b_in", &b_in), ("h", &h), ("u", &u), ("p", &p), ("yref", &yref)]);
@@ -179,8 +218,8 @@ pub(crate) fn pss_element(model: &PssModel, alg: &StageAlgebra, tableau: &Butche
             ("H", &SX::column(&big_h)?),
             ("quad", &quad),
             ("penalty", &SX::scalar(0.0)),
-            ("indicators", &SX::column(&[dual_sum, primal_sum].concat())?),
-            ("link", &SX::column(&[primal_end, primal_first, dual_stages].concat())?),
+            ("indicators", &indicators),
+            ("link", &link),
             ("theta", &SX::column(&thetas)?),
             ("x_stage", &SX::column(&stage_x)?),
             ("path", &SX::column(&path_values)?),
