@@ -224,6 +224,24 @@ fn max_product(g: &[f64], h: &[f64]) -> f64 {
     g.iter().zip(h).fold(0.0f64, |m, (a, b)| m.max((a * b).abs()))
 }
 
+/// `sides` with each biactive pair (the `biactive` indices, in order) resolved to the
+/// LPEC's branch for it.
+fn with_lpec_branch(sides: &[Side], biactive: &[usize], lpec_branch: &[Side]) -> Vec<Side> {
+    sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Side::Both => lpec_branch[biactive.iter().position(|&b| b == i).unwrap_or(0)],
+            other => *other,
+        })
+        .collect()
+}
+
+/// `w + d`, clamped to the variable bounds.
+fn step_within_bounds(nlp: &BranchNlp, w: &[f64], d: &[f64]) -> Vec<f64> {
+    w.iter().zip(d).enumerate().map(|(j, (x, d))| (x + d).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j])).collect()
+}
+
 /// Runs the finish from the homotopy's point `w` (phase I first if its residual is
 /// above the handover level); `None` where it cannot say more than the homotopy did
 /// (pairs not identified, the TNLP fails).
@@ -280,20 +298,9 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         }
         // A descent direction (or, at a certified point the TNLP could not make exact,
         // the LPEC's own branch): solve that branch NLP from w + d.
-        let branch: Vec<Side> = sides
-            .iter()
-            .enumerate()
-            .map(|(i, s)| match s {
-                Side::Both => lpec.branch[biactive.iter().position(|&b| b == i).unwrap_or(0)],
-                other => *other,
-            })
-            .collect();
-        let start: Vec<f64> = w
-            .iter()
-            .zip(&lpec.d)
-            .enumerate()
-            .map(|(j, (x, d))| (x + if certified { 0.0 } else { *d }).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j]))
-            .collect();
+        let branch = with_lpec_branch(&sides, &biactive, &lpec.branch);
+        let no_step = vec![0.0; w.len()];
+        let start = step_within_bounds(nlp, &w, if certified { &no_step } else { &lpec.d });
         let f_before = objective(nlp, &w)?;
         let mut guard = guard_at(nlp, &w, f_before, unguarded)?;
         let sol = nlp.solve(&branch, opts, opts.finish_max_iter, StartPoint::primal(start), &mut guard)?;

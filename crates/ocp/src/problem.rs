@@ -308,6 +308,13 @@ impl Ocp {
         if !self.time_cost.is_finite() {
             return invalid("time_cost", "must be finite");
         }
+        self.validate_terms()?;
+        self.validate_symbols()
+    }
+
+    /// Checks the costs' and constraints' shapes, bounds and weights.
+    fn validate_terms(&self) -> Result<()> {
+        let n_p = self.model.p.nrow();
         for (what, e) in [("lagrange", &self.lagrange), ("mayer", &self.mayer)] {
             if let Some(e) = e {
                 if e.shape() != (1, 1) {
@@ -355,6 +362,12 @@ impl Ocp {
             }
             check_bounds("path", &c.lower, &c.upper, c.expr.nrow())?;
         }
+        Ok(())
+    }
+
+    /// Checks that every cost and constraint uses only the model's states, parameters
+    /// and (where a control may appear) controls.
+    fn validate_symbols(&self) -> Result<()> {
         let m = &self.model;
         let mut exprs = vec![
             ("lagrange", self.lagrange.clone(), true),

@@ -101,49 +101,40 @@ impl Rows {
     }
 }
 
-/// Transcribes `ocp` into an MPCC in `w` with the parameters `(q0, v0, p)`.
-pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
+/// The chained elements of `ocp` over its unknowns `w` and parameters `par = (q0, v0, p)`.
+struct Assembled {
+    table: VariableTable,
+    /// Unknowns of one (inner) element.
+    element_len: usize,
+    w: MX,
+    par: MX,
+    q0: MX,
+    v0: MX,
+    p: MX,
+    chain: fesd_discretization::Chain,
+    n_elements: usize,
+}
+
+/// Builds the element kernels (the first element's and the others'), lays out the
+/// unknowns and assembles the chain of N · N_FE elements.
+fn assemble(ocp: &ClsOcp) -> Result<Assembled> {
     let tableau = ocp.validate()?;
     let (model, opts) = (&ocp.model, &ocp.options.cls);
     let geo = Geometry::new(model, opts.friction_directions, opts.friction_model)?;
     let lagrange = match &ocp.lagrange {
-        Some(l) => Some(expression_in(
-            "Lagrange term",
-            l,
-            &[
-                ("q", &model.q),
-                ("v", &model.v),
-                ("u", &model.u),
-                ("p", &model.p),
-            ],
-        )?),
+        Some(l) => Some(expression_in("Lagrange term", l, &[("q", &model.q), ("v", &model.v), ("u", &model.u), ("p", &model.p)])?),
         None => None,
     };
     let first = element_kernel(model, opts, &tableau, &geo, true, true, lagrange.as_ref())?;
     let inner = element_kernel(model, opts, &tableau, &geo, false, true, lagrange.as_ref())?;
-    let (n, n_fe, n_q, n_u, n_p) = (
-        ocp.n_intervals,
-        opts.n_fe,
-        model.n_q(),
-        ocp.n_u(),
-        model.p.nrow(),
-    );
-    let e_count = n * n_fe;
+    let (n, n_fe, n_q, n_u, n_p) = (ocp.n_intervals, opts.n_fe, model.n_q(), ocp.n_u(), model.p.nrow());
     let table = table(ocp, &first, &inner, &geo)?;
     let dcs = dcs_element(&first, &inner)?;
     let w = MX::sym("w", table.len());
     let par = MX::sym("par", 2 * n_q + n_p);
-    let (q0, v0, p) = (
-        par.slice(0..n_q)?,
-        par.slice(n_q..2 * n_q)?,
-        par.slice(2 * n_q..2 * n_q + n_p)?,
-    );
+    let (q0, v0, p) = (par.slice(0..n_q)?, par.slice(n_q..2 * n_q)?, par.slice(2 * n_q..2 * n_q + n_p)?);
     // The gaps at q0 are data, clipped at zero (a resting contact may start a hair inside).
-    let gap0 = geo
-        .gaps
-        .call(&[&q0, &p])?
-        .remove(0)
-        .fmax(&MX::zeros(inner.n_c, 1))?;
+    let gap0 = geo.gaps.call(&[&q0, &p])?.remove(0).fmax(&MX::zeros(inner.n_c, 1))?;
     let inputs = ChainInputs {
         boundary0: MX::vertcat(&[&q0, &v0, &gap0])?,
         u: table.gather(&w, "u", n_u, n)?,
@@ -152,14 +143,15 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
         t_final: MX::scalar(ocp.horizon),
         t_grid: MX::scalar(ocp.horizon),
     };
-    let chain_opts = ChainOptions {
-        use_fesd: opts.use_fesd,
-        step_equilibration: opts.step_equilibration,
-        rho_h: opts.rho_h,
-        sum_in_time_units: true,
-    };
-    let fe = vec![n_fe; n];
-    let chain = assemble_chain(&dcs, &fe, chain_opts, &table, &w, &inputs)?;
+    let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: true };
+    let chain = assemble_chain(&dcs, &vec![n_fe; n], chain_opts, &table, &w, &inputs)?;
+    Ok(Assembled { table, element_len: inner.n_w, w, par, q0, v0, p, chain, n_elements: n * n_fe })
+}
+
+/// Transcribes `ocp` into an MPCC in `w` with the parameters `(q0, v0, p)`.
+pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
+    let Assembled { table, element_len, w, par, q0, v0, p, chain, n_elements: e_count } = assemble(ocp)?;
+    let (model, n_q) = (&ocp.model, ocp.model.n_q());
     let rows_of = |off: usize, len: usize| chain.boundary.get(off..off + len, ..);
     let (q_end, v_end) = (rows_of(0, n_q)?, rows_of(n_q, n_q)?);
     let vec = |m: &MX| m.reshape(m.numel(), 1);
@@ -170,19 +162,12 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
     let terminal_inputs = [("q", &model.q), ("v", &model.v), ("p", &model.p)];
     if let Some(c) = &ocp.terminal {
         let cf = expression_in("terminal constraint", &c.expr, &terminal_inputs)?;
-        rows.push(
-            cf.call(&[&q_t, &v_t, &p])?.remove(0),
-            c.lower.clone(),
-            c.upper.clone(),
-        );
+        rows.push(cf.call(&[&q_t, &v_t, &p])?.remove(0), c.lower.clone(), c.upper.clone());
         rows.label("terminal constraint");
     }
     let mut cost = chain.quad.sum();
     if let Some(phi) = &ocp.mayer {
-        cost = cost
-            + expression_in("Mayer term", phi, &terminal_inputs)?
-                .call(&[&q_t, &v_t, &p])?
-                .remove(0);
+        cost = cost + expression_in("Mayer term", phi, &terminal_inputs)?.call(&[&q_t, &v_t, &p])?.remove(0);
     }
     let f = &cost + chain.penalty.sum() + &chain.equilibration_cost;
     let r = &chain.equilibration_constraints;
@@ -195,18 +180,9 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
     mpcc.g = MX::vertcat(&rows.g.iter().collect::<Vec<_>>())?;
     let g = Function::new("cls_ocp_g", &[("w", &w), ("par", &par)], &[("g", &mpcc.g)])?;
     let row_labels = std::mem::take(&mut rows.labels);
-    mpcc.lbg = rows.lb;
-    mpcc.ubg = rows.ub;
-    mpcc.lbw = table.lb.clone();
-    mpcc.ubw = table.ub.clone();
-    mpcc.w0 = table.guess.clone();
-    mpcc.p0 = ocp
-        .q0
-        .iter()
-        .chain(&ocp.v0)
-        .chain(&ocp.p)
-        .copied()
-        .collect();
+    (mpcc.lbg, mpcc.ubg) = (rows.lb, rows.ub);
+    (mpcc.lbw, mpcc.ubw, mpcc.w0) = (table.lb.clone(), table.ub.clone(), table.guess.clone());
+    mpcc.p0 = ocp.q0.iter().chain(&ocp.v0).chain(&ocp.p).copied().collect();
     let outputs = Function::new(
         "cls_ocp_outputs",
         &[("w", &w), ("par", &par)],
@@ -219,13 +195,5 @@ pub(crate) fn transcribe(ocp: &ClsOcp) -> Result<Transcription> {
             ("cost", &cost),
         ],
     )?;
-    Ok(Transcription {
-        mpcc,
-        table,
-        outputs,
-        n_elements: e_count,
-        element_len: inner.n_w,
-        g,
-        row_labels,
-    })
+    Ok(Transcription { mpcc, table, outputs, n_elements: e_count, element_len, g, row_labels })
 }
