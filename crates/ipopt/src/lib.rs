@@ -791,18 +791,9 @@ impl IpoptSolver {
         self.solve_with(callbacks, start, intermediate, &[])
     }
 
-    /// As [`IpoptSolver::solve`], with options that apply to this solve only (after
-    /// the stored ones). Each later solve re-applies the stored options, so an option
-    /// given here does not carry over unless it is stored too or given again.
-    pub fn solve_with<'a>(
-        &self,
-        callbacks: &'a mut dyn NlpCallbacks,
-        start: &StartPoint,
-        intermediate: Option<&'a mut dyn FnMut(&IterationInfo) -> bool>,
-        extra: &[(String, OptionValue)],
-    ) -> Result<Solution, IpoptError> {
-        let s = &self.structure;
-        let (n, m) = (s.n(), s.m());
+    /// Checks the start's sizes against the NLP's.
+    fn check_start(&self, start: &StartPoint) -> Result<(), IpoptError> {
+        let (n, m) = (self.structure.n(), self.structure.m());
         if start.x.len() != n {
             return Err(IpoptError::InvalidStart(format!("x has {} entries, the NLP {n} variables", start.x.len())));
         }
@@ -815,6 +806,12 @@ impl IpoptSolver {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The cached Ipopt problem (created again where an earlier solve's per-solve
+    /// option must not linger) with the options and the per-solve `extra` applied.
+    fn ready_problem(&self, start: &StartPoint, extra: &[(String, OptionValue)]) -> Result<std::cell::RefMut<'_, Option<Problem>>, IpoptError> {
         let mut cached = self.problem.borrow_mut();
         // A per-solve option of an earlier solve that is not given again must not linger.
         let mut applied = self.applied_extra.borrow_mut();
@@ -837,6 +834,24 @@ impl IpoptSolver {
             *cached = None;
             return Err(e);
         }
+        Ok(cached)
+    }
+
+    /// As [`IpoptSolver::solve`], with options that apply to this solve only (after
+    /// the stored ones). Each later solve re-applies the stored options, so an option
+    /// given here does not carry over unless it is stored too or given again.
+    pub fn solve_with<'a>(
+        &self,
+        callbacks: &'a mut dyn NlpCallbacks,
+        start: &StartPoint,
+        intermediate: Option<&'a mut dyn FnMut(&IterationInfo) -> bool>,
+        extra: &[(String, OptionValue)],
+    ) -> Result<Solution, IpoptError> {
+        let s = &self.structure;
+        let (n, m) = (s.n(), s.m());
+        self.check_start(start)?;
+        let cached = self.ready_problem(start, extra)?;
+        let prob = cached.as_ref().ok_or(IpoptError::CreateFailed)?;
         // SAFETY: `intermediate` has the declared signature.
         unsafe { sys::SetIntermediateCallback(prob.0, intermediate_trampoline()) };
         let n_ipopt = self.ipopt_n();
