@@ -67,34 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ocp.options.homotopy.sigma_0 = 1e-2;
         ocp.options.cls.eps_c = 1e-5;
     }
-    for (k, val) in &args {
-        let num = || val.parse::<f64>().map_err(|e| format!("{k}={val}: {e}"));
-        match k.as_str() {
-            "task" => {}
-            "sigma_0" => ocp.options.homotopy.sigma_0 = num()?,
-            "kappa" => ocp.options.homotopy.kappa = num()?,
-            "n_fe" => ocp.options.cls.n_fe = num()? as usize,
-            "n_intervals" => ocp.n_intervals = num()? as usize,
-            "steering" => ocp.options.homotopy.steering = val.parse()?,
-            "relaxation" => ocp.options.homotopy.relaxation = val.parse()?,
-            "cross" => ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?,
-            "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
-            "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
-            "contact_tol" => ocp.options.cls.contact_tol = num()?,
-            "eps_c" => ocp.options.cls.eps_c = num()?,
-            "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
-            "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
-            "guess" => guess = num()? != 0.0,
-            "warm" | "out" => {}
-            "resimulate" => {}
-            _ if k.starts_with("homotopy.") => {
-                let mut field = serde_json::Map::new();
-                field.insert(k.trim_start_matches("homotopy.").to_string(), serde_json::from_str(val)?);
-                ocp.options.homotopy = ocp.options.homotopy.with_fields(field)?;
-            }
-            _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),
-        }
-    }
+    apply_args(&mut ocp, &args, &mut guess)?;
     let mut solver = ClsOcpSolver::new(&ocp)?;
     println!("build {:.1} s, {} unknowns", solver.build_time().as_secs_f64(), solver.table().len());
     if guess {
@@ -141,6 +114,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("wrote {plot}");
     if args.iter().any(|(k, v)| k == "resimulate" && v != "0") {
         println!("resimulation_error = {:.3e}", solver.resimulate(&r, 1)?);
+    }
+    Ok(())
+}
+
+/// The command line's `key=value` settings applied to the OCP's options (`guess`
+/// sets whether to start from a simulated push); any other key is an Ipopt option.
+fn apply_args(ocp: &mut ClsOcp, args: &[(String, String)], guess: &mut bool) -> Result<(), Box<dyn std::error::Error>> {
+    for (k, val) in args {
+        let num = || val.parse::<f64>().map_err(|e| format!("{k}={val}: {e}"));
+        match k.as_str() {
+            "task" => {}
+            "sigma_0" => ocp.options.homotopy.sigma_0 = num()?,
+            "kappa" => ocp.options.homotopy.kappa = num()?,
+            "n_fe" => ocp.options.cls.n_fe = num()? as usize,
+            "n_intervals" => ocp.n_intervals = num()? as usize,
+            "steering" => ocp.options.homotopy.steering = val.parse()?,
+            "relaxation" => ocp.options.homotopy.relaxation = val.parse()?,
+            "cross" => ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?,
+            "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
+            "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
+            "contact_tol" => ocp.options.cls.contact_tol = num()?,
+            "eps_c" => ocp.options.cls.eps_c = num()?,
+            "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
+            "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
+            "guess" => *guess = num()? != 0.0,
+            "warm" | "out" => {}
+            "resimulate" => {}
+            _ if k.starts_with("homotopy.") => {
+                let mut field = serde_json::Map::new();
+                field.insert(k.trim_start_matches("homotopy.").to_string(), serde_json::from_str(val)?);
+                ocp.options.homotopy = ocp.options.homotopy.with_fields(field)?;
+            }
+            _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),
+        }
     }
     Ok(())
 }
