@@ -133,6 +133,30 @@ fn grid_inputs(ocp: &Ocp, table: &VariableTable, w: &MX, par: &MX, layout: &Para
     Ok(GridInputs { x0, u: table.gather(w, "u", n_u, n)?, p, t_final, t_grid, lambda0: None, y_ref })
 }
 
+/// A soft terminal constraint's penalty on the objective and, for ℓ1, its rows
+/// `c − s ≤ upper`, `c + s ≥ lower` (each with its bounds) in the slacks `s ≥ 0`.
+fn soft_terminal(soft: &crate::problem::SoftTerminalConstraint, ocp: &Ocp, table: &VariableTable, w: &MX, x_final: &MX, p_model: &MX) -> Result<(MX, Vec<(MX, Vec<f64>, Vec<f64>)>)> {
+    let (t, model) = (&soft.constraint, &ocp.model);
+    let n_c = t.expr.nrow();
+    let c = sx_function("ocp_soft_terminal", &[("x", &model.x), ("p", &model.p)], &t.expr)?.call(&[x_final, p_model])?.remove(0);
+    match soft.penalty {
+        crate::problem::TerminalPenalty::L2 { weight } => {
+            let (lo, up) = (MX::from_slice(&finite_or(&t.lower, -1e20)), MX::from_slice(&finite_or(&t.upper, 1e20)));
+            let zero = MX::zeros(n_c, 1);
+            let v = c.try_sub(&up)?.fmax(&zero)? + lo.try_sub(&c)?.fmax(&zero)?;
+            Ok((v.dot(&v)? * weight, Vec::new()))
+        }
+        crate::problem::TerminalPenalty::L1 { weight } => {
+            let slack = table.gather(w, "s_terminal", n_c, 1)?;
+            let rows = vec![
+                (c.try_sub(&slack)?, vec![f64::NEG_INFINITY; n_c], t.upper.clone()),
+                (c.try_add(&slack)?, t.lower.clone(), vec![f64::INFINITY; n_c]),
+            ];
+            Ok((slack.sum() * weight, rows))
+        }
+    }
+}
+
 /// Transcribes `ocp` (validated) into an MPCC over MX expressions.
 pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<Transcription> {
     let grid = element_grid(ocp, lowering)?;
@@ -173,25 +197,12 @@ pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<
     }
     let mut f = a.quad.sum() + &t_final * ocp.time_cost;
     if let Some(soft) = &ocp.soft_terminal {
-        let t = &soft.constraint;
-        let c = sx_function("ocp_soft_terminal", &[("x", &model.x), ("p", &model.p)], &t.expr)?.call(&[&x_final, &p_model])?.remove(0);
-        let (lo, up) = (MX::from_slice(&finite_or(&t.lower, -1e20)), MX::from_slice(&finite_or(&t.upper, 1e20)));
-        match soft.penalty {
-            crate::problem::TerminalPenalty::L2 { weight } => {
-                let zero = MX::zeros(t.expr.nrow(), 1);
-                let v = c.try_sub(&up)?.fmax(&zero)? + lo.try_sub(&c)?.fmax(&zero)?;
-                f = f + v.dot(&v)? * weight;
-            }
-            crate::problem::TerminalPenalty::L1 { weight } => {
-                let slack = table.gather(&w, "s_terminal", t.expr.nrow(), 1)?;
-                g.push(c.try_sub(&slack)?);
-                lbg.extend(std::iter::repeat_n(f64::NEG_INFINITY, t.expr.nrow()));
-                ubg.extend_from_slice(&t.upper);
-                g.push(c.try_add(&slack)?);
-                lbg.extend_from_slice(&t.lower);
-                ubg.extend(std::iter::repeat_n(f64::INFINITY, t.expr.nrow()));
-                f = f + slack.sum() * weight;
-            }
+        let (penalty, rows) = soft_terminal(soft, ocp, &table, &w, &x_final, &p_model)?;
+        f = f + penalty;
+        for (row, lo, up) in rows {
+            g.push(row);
+            lbg.extend(lo);
+            ubg.extend(up);
         }
     }
     if let Some(m) = &ocp.mayer {
