@@ -84,8 +84,8 @@ struct PointFunctions {
     stage: Function,
     /// The Lagrange cost `L(x, u, p)`.
     cost: Option<Function>,
-    /// The tracked outputs `y(x, u, p)`.
-    track: Option<Function>,
+    /// The tracked outputs `y(x, u, p)` and the diagonal of their weight W.
+    track: Option<(Function, SX)>,
 }
 
 /// What an element's points give: equations, ẋ and θ of the stages, complementarity
@@ -103,13 +103,13 @@ impl PointFunctions {
     fn new(model: &PssModel, alg: &StageAlgebra, terms: &ElementTerms) -> Result<Self> {
         let xup = [("x", &model.x), ("u", &model.u), ("p", &model.p)];
         let cost = terms.lagrange.as_ref().map(|l| Function::new("fesd_lagrange", &xup, &[("l", l)])).transpose()?;
-        let track = terms.tracking.as_ref().map(|(y, _)| Function::new("fesd_outputs_y", &xup, &[("y", y)])).transpose()?;
+        let track = terms.tracking.as_ref().map(|(y, w)| Ok::<_, casadi::Error>((Function::new("fesd_outputs_y", &xup, &[("y", y)])?, SX::from_slice(w)))).transpose()?;
         Ok(PointFunctions { stage: alg.function(model, "fesd_stage")?, cost, track })
     }
 
     /// The DCS at every stage state `stage_x[m]` with algebraic variables `zs[m]`,
-    /// and the quadrature `Σ b_m (L + |y − y_ref|²_W)` (`weights`: W's diagonal).
-    fn stages(&self, tableau: &ButcherTableau, stage_x: &[SX], zs: &[SX], [u, p, yref]: [&SX; 3], weights: Option<&[f64]>) -> Result<Points> {
+    /// and the quadrature `Σ b_m (L + |y − y_ref|²_W)`.
+    fn stages(&self, tableau: &ButcherTableau, stage_x: &[SX], zs: &[SX], [u, p, yref]: [&SX; 3]) -> Result<Points> {
         let mut pts = Points { eq: vec![], xdots: vec![], thetas: vec![], primals: vec![], duals: vec![], quad: SX::scalar(0.0) };
         for (m, xm) in stage_x.iter().enumerate() {
             let out = self.stage.call(&[xm, u, p, &zs[m]])?;
@@ -121,9 +121,9 @@ impl PointFunctions {
             if let Some(c) = &self.cost {
                 pts.quad = &pts.quad + c.call(&[xm, u, p])?.remove(0) * tableau.b[m];
             }
-            if let (Some(y), Some(w)) = (&self.track, weights) {
+            if let Some((y, w)) = &self.track {
                 let d = y.call(&[xm, u, p])?.remove(0).try_sub(yref)?;
-                pts.quad = &pts.quad + (&d * &d).dot(&SX::from_slice(w))? * tableau.b[m];
+                pts.quad = &pts.quad + (&d * &d).dot(w)? * tableau.b[m];
             }
         }
         Ok(pts)
@@ -181,7 +181,7 @@ pub(crate) fn pss_element(model: &PssModel, alg: &StageAlgebra, tableau: &Butche
         IrkRepresentation::Integral => ks.clone(),
         IrkRepresentation::Differential => (0..n_s).map(|m| &x0 + &h * SX::weighted_sum(&tableau.a[m], &ks, n_x)).collect(),
     };
-    let mut pts = fns.stages(tableau, &stage_x, &zs, [&u, &p, &yref], terms.tracking.as_ref().map(|(_, w)| w.as_slice()))?;
+    let mut pts = fns.stages(tableau, &stage_x, &zs, [&u, &p, &yref])?;
     let (eq, xdots) = (&mut pts.eq, &pts.xdots);
     let quad = &pts.quad * &h;
     for m in 0..n_s {
