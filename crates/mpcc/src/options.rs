@@ -277,6 +277,17 @@ pub struct HomotopyOptions {
     /// (`crates/ocp/tests/ocp.rs`) at an early NLP's flat stretch that the full solve
     /// leaves for a better basin (T = 10 instead of 80/9).
     pub stagnation_window: usize,
+    /// Stop an NLP, as failed, once Ipopt's primal step size α_pr has stayed below
+    /// [`HomotopyOptions::stall_step`] for this many iterations in a row (0: never,
+    /// the default). Such an NLP is creeping toward a degenerate or infeasible point
+    /// (backtracking line searches, dual infeasibility growing); a caller with a
+    /// cheaper next move (the simulator: another start, a halved step) should take it
+    /// at once. The simulator's first two tiers use 6 with a step of 0.05, see
+    /// `SimulatorOptions`.
+    pub stall_iterations: usize,
+    /// The primal step size below which an iteration counts toward
+    /// [`HomotopyOptions::stall_iterations`] (default 0.05).
+    pub stall_step: f64,
     /// After the homotopy, fix the identified active set, solve that NLP (exact
     /// complementarity) and certify the point with an LPEC (see [`FinishReport`](crate::FinishReport)).
     pub active_set_finish: bool,
@@ -409,6 +420,8 @@ impl Default for HomotopyOptions {
             acceptable_tol_max: 1e-3,
             acceptable_iter: 15,
             stagnation_window: 40,
+            stall_iterations: 0,
+            stall_step: 0.05,
             active_set_finish: true,
             finish_handover: 1e-7,
             finish_resumes: 0,
@@ -496,6 +509,9 @@ impl HomotopyOptions {
         }
         if self.n_homotopy == Some(0) {
             return bad("n_homotopy", "must be at least 1".into());
+        }
+        if !(self.stall_step > 0.0 && self.stall_step <= 1.0) {
+            return bad("stall_step", format!("{} must lie in (0, 1]", self.stall_step));
         }
         for (name, v) in [("active_set_tol", self.active_set_tol), ("lpec_radius", self.lpec_radius), ("lpec_time_limit", self.lpec_time_limit)] {
             if !(v.is_finite() && v > 0.0) {

@@ -76,6 +76,11 @@ fn a_kappa_near_one_is_rejected_not_run_forever() {
         assert!(matches!(o.validate(), Err(MpccError::InvalidOption { name: "phase_one_radius", .. })), "{bad}");
     }
     assert!(HomotopyOptions { phase_one_radius: 0.0, ..Default::default() }.validate().is_ok());
+    // The stall rule's step threshold is a fraction of the Newton step.
+    for bad in [0.0, -0.1, 1.5, f64::NAN] {
+        let o = HomotopyOptions { stall_iterations: 6, stall_step: bad, ..Default::default() };
+        assert!(matches!(o.validate(), Err(MpccError::InvalidOption { name: "stall_step", .. })), "{bad}");
+    }
 }
 
 #[test]

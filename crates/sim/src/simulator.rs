@@ -53,19 +53,41 @@ pub struct SimulatorOptions {
     /// 5 552 / 4 134, friction blocks 2 421 / 3 832.
     pub tiers_before_halving: usize,
     /// Switch prediction (default true): before each piece the state is extrapolated
-    /// linearly from the last element over the piece's length; if its boundary duals
-    /// have another zero pattern than the current state's (another active set), the
-    /// first tier starts from the neutral guess before the previous solution (which
-    /// assumes the active set goes on). Measured Ipopt iterations without / with:
-    /// oscillator 306 / 285 (no failed attempt left), relay 4 588 / 4 543, friction
-    /// blocks 2 727 / 2 547, same trajectories. (Also halving a predicted piece once
-    /// both starts of the first tier fail: relay 4 066 but friction blocks 2 964; also
-    /// the neutral start first after a piece that switched inside: friction 2 625 —
-    /// neither kept.)
+    /// linearly from the last element; the first time within the piece at which its
+    /// boundary duals have another zero pattern than the current state's (found by
+    /// bisection), or at which an active Filippov multiplier θ_i, extrapolated from
+    /// the last stages of the last two elements, falls to `active_tol` (a sliding
+    /// exit), is the predicted switch (reported per piece). A piece with a predicted
+    /// switch starts its first tier from the neutral guess before the previous
+    /// solution (which assumes the active set goes on), and may be cut
+    /// (`align_switches`). Measured Ipopt iterations without / with the prediction
+    /// (and everything it drives): relay 3 394 / 3 050, friction blocks 2 480 /
+    /// 1 649. (Also measured and not kept: halving a predicted piece at once, without
+    /// an attempt: relay 4 729, friction blocks 3 352 instead of 4 547 / 2 640 at the
+    /// time; a quadratic extrapolation through the last three element boundaries:
+    /// relay 3 669 instead of 3 155.)
     pub predict_switches: bool,
+    /// Cut a piece whose predicted switch (see `predict_switches`) is too close to
+    /// either end for its finite elements to put it on an element boundary — the
+    /// first boundary cannot come earlier than (1 − γ_h) T/N_FE — into two parts,
+    /// the switch in the middle of one of them (default true). Without it such a
+    /// piece fails every start and is halved, often repeatedly (a switch 1e-3 s after
+    /// a step's start needs pieces of 2e-3 s, four halvings of a 0.05 s step).
+    /// Measured Ipopt iterations (wasted in failed attempts) without / with: relay
+    /// 3 475 (885) / 3 050 (398), friction blocks 2 400 (762) / 1 649 (75).
+    pub align_switches: bool,
+    /// Start each piece's first attempt from the previous solution's active set: its
+    /// last point's algebraic variables (θ, λ, μ or α, λ±) in every element, the
+    /// states at the current state, the step sizes neutral (default true), instead
+    /// of the previous solution as it is (whose states and first elements belong to
+    /// the previous piece). Measured without / with: relay 3 199 (468) / 3 050 (398),
+    /// friction blocks 2 046 (317) / 1 649 (75); oscillator 301 / 307.
+    pub warm_start_active_set: bool,
     /// Skip a later tier (not the first) on pieces that may still be halved once it
-    /// has failed on at least three quarters of at least 4 such pieces in this
-    /// simulation: halve at once instead (default true).
+    /// has failed on at least three quarters of at least 2 such pieces in this
+    /// simulation: halve at once instead (default true). (With at least 4 pieces:
+    /// relay 3 124 instead of 3 055 Ipopt iterations, friction blocks the same,
+    /// measured before the stall rule's warm-up.)
     pub skip_unproductive_tiers: bool,
 }
 
@@ -82,6 +104,8 @@ impl Default for SimulatorOptions {
             max_step_halvings: 5,
             tiers_before_halving: 2,
             predict_switches: true,
+            align_switches: true,
+            warm_start_active_set: true,
             skip_unproductive_tiers: true,
         }
     }
@@ -124,12 +148,26 @@ impl SimulatorOptions {
     // the relay. The active-set finish is off: a simulation step is certified by its
     // own accuracy checks, and the finish would compile a second NLP per model.
 
+    /// What the two first tiers share: direct steering, and an NLP stops once Ipopt
+    /// has taken 6 primal steps in a row shorter than 5 % of its Newton step
+    /// ([`HomotopyOptions::stall_iterations`]): such an attempt was creeping toward a
+    /// degenerate point, and the next start or a halved piece is cheaper. Measured
+    /// Ipopt iterations (wasted) without / with: relay 3 258 (606) / 3 050 (398),
+    /// friction blocks 1 664 (90) / 1 649 (75). Other settings (steps, threshold):
+    /// 4, 0.1: relay 3 107, friction 1 755, oscillator 320; 5, 0.1: 3 105 / 1 734 /
+    /// 322; 5, 0.05: 3 107 / 1 725 / 322; 8, 0.05: 3 200 / 1 732 / 308; 6, 0.05:
+    /// 3 123 / 1 667 / 308 (all before the unproductive-tier change and before short
+    /// steps counted only from iteration 10 on).
+    fn tier_base() -> HomotopyOptions {
+        HomotopyOptions { stall_iterations: 6, stall_step: 0.05, ..HomotopyOptions::scholtes_direct() }
+    }
+
     /// Tried first on each step by default: one NLP at σ = 1e-9 (a second at
     /// σ_N = 1e-10 if needed) from the previous step's solution, at most 30 Ipopt
     /// iterations, no recovery. Steps without a switch, the large majority, need
     /// nothing more.
     pub fn single_nlp_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }
+        HomotopyOptions { sigma_0: 1e-9, kappa: 0.1, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..Self::tier_base() }
             .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 30)
@@ -138,7 +176,7 @@ impl SimulatorOptions {
     /// Tried second by default: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
     /// iterations per NLP, no recovery: steps with a switch.
     pub fn short_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }
+        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..Self::tier_base() }
             .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 30)
@@ -188,6 +226,13 @@ pub struct StepReport {
     /// see [`SimulatorOptions::predict_switches`]).
     #[serde(default)]
     pub switch_predicted: bool,
+    /// The predicted time of the switch (or sliding exit) after the piece's start.
+    #[serde(default)]
+    pub predicted_switch: Option<f64>,
+    /// True if the piece's length was chosen to put a predicted switch in the middle
+    /// of one of two parts (see [`SimulatorOptions::align_switches`]).
+    #[serde(default)]
+    pub aligned_to_switch: bool,
 }
 
 impl StepReport {
@@ -195,6 +240,14 @@ impl StepReport {
     /// whose attempt solved this piece, if one did.
     pub fn solved_by(&self) -> Option<usize> {
         self.attempts.iter().find(|a| a.status.is_converged()).map(|a| a.tier)
+    }
+
+    /// True if the start from the previous solution failed and the neutral start
+    /// solved the piece (the next piece then tries the neutral start first).
+    pub fn needed_neutral_start(&self) -> bool {
+        !self.halved
+            && self.attempts.iter().any(|a| a.neutral_start && a.status.is_converged())
+            && self.attempts.iter().any(|a| !a.neutral_start && !a.status.is_converged())
     }
 
     /// Ipopt iterations of attempts that did not solve the piece.
@@ -226,10 +279,17 @@ pub struct Attempt {
     pub wall_time: f64,
 }
 
-/// A tier tried at least 4 times on pieces that could be halved and successful in
+/// A predicted switch closer than `ALIGN_MARGIN (1 − γ_h) / N_FE` of a piece's length
+/// (within [0.05, 0.3]) to either end gets the piece cut (`align_switches`). Measured
+/// Ipopt iterations (wasted share) with 3 / 4 / 5 / 7: relay 3 200 (18 %) / 3 212
+/// (17 %) / 3 124 (15 %) / 3 569 (19 %), friction blocks 1 735 (9 %) / 1 708 (8 %) /
+/// 1 677 (6 %) / 1 678 (5 %).
+const ALIGN_MARGIN: f64 = 5.0;
+
+/// A tier tried at least twice on pieces that could be halved and successful in
 /// fewer than a quarter of them: halving is the better use of its iterations.
 fn unproductive((tries, successes): (usize, usize)) -> bool {
-    tries >= 4 && 4 * successes < tries
+    tries >= 2 && 4 * successes < tries
 }
 
 /// The report of one piece from its last homotopy result and all its attempts.
@@ -253,6 +313,8 @@ fn step_report(step: usize, t_start: f64, length: f64, halvings: usize, r: &Mpcc
         attempts,
         halved: false,
         switch_predicted: false,
+        predicted_switch: None,
+        aligned_to_switch: false,
     }
 }
 
@@ -504,7 +566,10 @@ impl Simulator {
     /// from the previous step's solution and, if that fails, once more from the neutral
     /// guess at the current state (the previous active set can be the wrong one, e.g.
     /// after a switch exactly at the step boundary) — in the other order when a switch
-    /// is predicted (`neutral_first`); the other tiers run from the
+    /// is predicted or the previous piece needed the neutral start (`neutral_first`;
+    /// in sliding modes, measured on the relay with an earlier stall setting: 3 105
+    /// instead of 3 155 Ipopt iterations; keeping the order of whichever start last
+    /// succeeded instead: 3 427 instead of 3 124); the other tiers run from the
     /// previous solution. Measured Ipopt iterations without / with the second start:
     /// oscillator 329 / 306, relay 5 552 / 4 588, friction blocks 2 421 / 2 725, and a
     /// switch on a step boundary no longer fails every tier down to the fallback.
@@ -559,16 +624,81 @@ impl Simulator {
         Ok((r, tries))
     }
 
-    /// True if the state extrapolated linearly over `len` (from the last recorded
-    /// element) has another set of zero boundary duals than the current state: a
-    /// switch is predicted inside the piece.
-    fn predicts_switch(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<bool> {
-        let (Some(h), true) = (r.h.last(), r.x.len() >= 2) else { return Ok(false) };
+    /// When the state, extrapolated linearly from the last recorded element, first
+    /// has another set of zero boundary duals than the current state (another active
+    /// set) within `len`: the predicted time of the next switch after the piece's
+    /// start (bisection on the zero pattern to 1e-3 of `len`), `None` if none is
+    /// predicted.
+    fn predict_switch_time(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<Option<f64>> {
+        let (Some(h), true) = (r.h.last(), r.x.len() >= 2) else { return Ok(None) };
         let (x1, x0) = (&r.x[r.x.len() - 1], &r.x[r.x.len() - 2]);
-        let pred: Vec<f64> = x1.iter().zip(x0).map(|(a, b)| a + (a - b) * len / h).collect();
+        let at = |tau: f64| -> Vec<f64> { x1.iter().zip(x0).map(|(a, b)| a + (a - b) * tau / h).collect() };
         let tol = self.opts.active_tol;
         let zeros = |x: &[f64]| -> Result<Vec<bool>> { Ok(self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0).iter().map(|l| *l <= tol).collect()) };
-        Ok(zeros(&pred)? != zeros(x)?)
+        let now = zeros(x)?;
+        if zeros(&at(len))? == now {
+            return Ok(None);
+        }
+        let (mut lo, mut hi) = (0.0, len);
+        while hi - lo > 1e-3 * len {
+            let mid = 0.5 * (lo + hi);
+            if zeros(&at(mid))? == now {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(Some(0.5 * (lo + hi)))
+    }
+
+    /// The predicted time of the next active-set change after the piece's start
+    /// (switch or sliding exit, whichever comes first), see
+    /// [`SimulatorOptions::predict_switches`].
+    fn predicted_switch(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], t_now: f64, len: f64) -> Result<Option<f64>> {
+        if !self.opts.predict_switches {
+            return Ok(None);
+        }
+        let exit = self.predict_exit_time(r, t_now, len);
+        Ok(match (self.predict_switch_time(x, r, u, p, len)?, exit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// When a Filippov multiplier θ_i still active at the last stage, extrapolated
+    /// linearly from the last stages of the last two elements, falls to `active_tol`
+    /// within `len` of `t_now`: the predicted time (after `t_now`) of a sliding exit
+    /// (or of a region's end), `None` if none is predicted.
+    fn predict_exit_time(&self, r: &SimulationResult, t_now: f64, len: f64) -> Option<f64> {
+        let n_s = self.opts.fesd.n_s;
+        let k = r.theta_stage.len().checked_sub(1 + n_s)?;
+        let (ta, tb) = (r.t_stage[k], r.t_stage[k + n_s]);
+        let tol = self.opts.active_tol;
+        r.theta_stage[k]
+            .iter()
+            .zip(&r.theta_stage[k + n_s])
+            .filter(|(a, b)| **b > tol && b < a && tb > ta)
+            .map(|(a, b)| tb + (b - tol) / (a - b) * (tb - ta) - t_now)
+            .filter(|tau| *tau > 0.0 && *tau <= len)
+            .min_by(f64::total_cmp)
+    }
+
+    /// Where to cut a piece of length `len` whose switch is predicted at `ts` after its
+    /// start, if that is too close to either end for its finite elements (the first
+    /// element boundary can be no earlier than (1 − γ_h) len / N_FE): the length of
+    /// the first part, chosen so that the switch sits in the middle of one part.
+    /// `None`: attempt the piece whole (or a part would be shorter than the smallest
+    /// halved piece).
+    fn aligned_cut(&self, len: f64, ts: f64, step: f64) -> Option<f64> {
+        if !self.opts.align_switches {
+            return None;
+        }
+        let fesd = &self.opts.fesd;
+        let edge = (ALIGN_MARGIN * (1.0 - fesd.gamma_h) / fesd.n_fe as f64).clamp(0.05, 0.3);
+        let floor = step / 2f64.powi(self.opts.max_step_halvings as i32);
+        let f = ts / len;
+        let first = if f < edge { (2.0 * ts).max(floor) } else if f > 1.0 - edge { 2.0 * ts - len } else { return None };
+        (first >= floor && len - first >= floor).then_some(first)
     }
 
     /// Simulates `n_steps` steps of length `step` (the compiled problem serves any step
@@ -645,26 +775,37 @@ impl Simulator {
         check("p", p, self.n_p)?;
         let k = state.steps_done;
         state.steps_done += 1;
-        let (res, record) = (&mut state.result, &mut state.tier_record);
         let mut all_converged = true;
-        // Pieces of this step still to do, as a stack: (length, halvings).
-        let mut pieces = vec![(length, 0usize)];
-        while let Some((len, depth)) = pieces.pop() {
+        // Pieces of this step still to do, as a stack: (length, halvings, cut to a
+        // predicted switch).
+        let mut pieces = vec![(length, 0usize, false)];
+        while let Some((len, depth, aligned)) = pieces.pop() {
             let params: Vec<f64> = state.x.iter().chain(u).chain(p).chain([&len]).chain(&state.lambda0).copied().collect();
             self.solver.set_parameters(&params)?;
+            let t_switch = self.predicted_switch(&state.x, &state.result, u, p, state.t, len)?;
+            if let Some(first) = t_switch.and_then(|ts| self.aligned_cut(len, ts, length)) {
+                // The switch lies in the middle of one of the two parts (the second is
+                // pushed first: a stack).
+                pieces.push((len - first, depth, true));
+                pieces.push((first, depth, true));
+                continue;
+            }
             let may_halve = depth < self.opts.max_step_halvings;
             let neutral = self.interval.initial_guess(&state.x);
-            let predicted = self.opts.predict_switches && self.predicts_switch(&state.x, res, u, p, len)?;
-            let (r, tries) = self.attempt_piece(&state.guess, &neutral, may_halve, predicted, record, res)?;
+            let guess = if self.opts.warm_start_active_set { self.interval.active_set_guess(&state.x, &state.guess) } else { state.guess.clone() };
+            let neutral_first = t_switch.is_some() || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
+            let (res, record) = (&mut state.result, &mut state.tier_record);
+            let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, record, res)?;
             let converged = r.status.is_converged();
-            res.steps.push(StepReport { switch_predicted: predicted, ..step_report(k, state.t, len, depth, &r, tries) });
+            let report = step_report(k, state.t, len, depth, &r, tries);
+            res.steps.push(StepReport { switch_predicted: t_switch.is_some(), predicted_switch: t_switch, aligned_to_switch: aligned, ..report });
             if !converged && may_halve {
                 if let Some(last) = res.steps.last_mut() {
                     last.halved = true;
                 }
-                // Retry as two halves (the second is pushed first: a stack).
-                pieces.push((len / 2.0, depth + 1));
-                pieces.push((len / 2.0, depth + 1));
+                // Retry as two halves.
+                pieces.push((len / 2.0, depth + 1, aligned));
+                pieces.push((len / 2.0, depth + 1, aligned));
                 continue;
             }
             state.lambda0 = self.record(res, &r.w, &params, &mut state.t)?;
@@ -682,8 +823,9 @@ impl Simulator {
                 return Ok(false);
             }
         }
-        res.timing.total = state.started.elapsed().as_secs_f64();
-        res.timing.own = (res.timing.total - res.timing.ipopt - res.timing.kernels).max(0.0);
+        let timing = &mut state.result.timing;
+        timing.total = state.started.elapsed().as_secs_f64();
+        timing.own = (timing.total - timing.ipopt - timing.kernels).max(0.0);
         Ok(all_converged)
     }
 }

@@ -36,7 +36,7 @@ fn relay_runs_through_at_two_resolutions() {
     assert!(d < 1e-5, "x(2.5): {xa:?} vs {xb:?}");
 }
 
-/// Once the second tier has failed on three quarters of at least four pieces that
+/// Once the second tier has failed on three quarters of at least two pieces that
 /// could be halved, such pieces are halved without trying it; switching that off
 /// gives the same trajectory where it is not yet sensitive (to 1e-9 at t = 5) with
 /// more failed attempts.
@@ -55,7 +55,7 @@ fn an_unproductive_tier_is_skipped_for_halving() {
         r.steps.iter().filter(|s| s.halved || s.solved_by() == Some(1)).map(|s| s.attempts.iter().any(|a| a.tier == 1)).collect()
     };
     let tried = second_tier(&skipping);
-    assert!(tried.iter().take(4).all(|&t| t), "the first pieces try tier 1: {tried:?}");
+    assert!(tried.iter().take(2).all(|&t| t), "the first pieces try tier 1: {tried:?}");
     assert!(tried.iter().any(|&t| !t), "tier 1 is skipped later: {tried:?}");
     assert!(second_tier(&trying).iter().all(|&t| t));
     assert!(skipping.wasted_iterations() < trying.wasted_iterations(), "{} vs {}", skipping.wasted_iterations(), trying.wasted_iterations());

@@ -139,3 +139,32 @@ fn a_switch_ahead_is_predicted_and_tried_from_the_neutral_guess_first() {
     assert!(plain.steps.iter().all(|s| !s.switch_predicted && !s.attempts[0].neutral_start));
     assert!((plain.x_final()[0] - r.x_final()[0]).abs() < 1e-8);
 }
+
+/// The active-set warm start: the neutral guess at the new state (every state unknown
+/// at it, step sizes neutral) with the previous solution's last-point algebraic
+/// variables at every point of every element; a guess of the wrong length leaves the
+/// neutral guess as it is.
+#[test]
+fn the_active_set_guess_keeps_the_last_points_algebraic_variables() {
+    let opts = SimulatorOptions { step: 0.1, n_steps: 1, ..Default::default() };
+    let mut sim = Simulator::new(&models::scalar_switch(2.0, 0.2), opts).unwrap();
+    let mut state = sim.start(&[0.05], &[], &[]).unwrap();
+    assert!(sim.step(&mut state, &[], &[]).unwrap());
+    let interval = sim.interval();
+    let l = &interval.layout;
+    let previous: Vec<f64> = (0..l.n_w).map(|i| i as f64).collect();
+    let guess = interval.active_set_guess(&[0.3], &previous);
+    let neutral = interval.initial_guess(&[0.3]);
+    let last = *l.z.last().unwrap().last().unwrap();
+    for &o in l.z.iter().flatten() {
+        assert_eq!(&guess[o..o + l.n_z], &previous[last..last + l.n_z]);
+    }
+    for n in 0..l.n_fe {
+        assert_eq!(guess[l.x_end[n]], 0.3);
+    }
+    let z_entries: Vec<usize> = l.z.iter().flatten().flat_map(|&o| o..o + l.n_z).collect();
+    for i in (0..l.n_w).filter(|i| !z_entries.contains(i)) {
+        assert_eq!(guess[i], neutral[i], "entry {i}");
+    }
+    assert_eq!(interval.active_set_guess(&[0.3], &previous[1..]), neutral);
+}

@@ -164,3 +164,30 @@ fn every_rk_family_and_stage_count_finds_the_switch_at_one_third() {
         }
     }
 }
+
+/// ẋ = 2 for x < 0, 0.2 for x > 0, x(0) = −1.002: the switch at t = 0.501 comes 1e-3
+/// after a step boundary, too early for the next step's first element (at least
+/// 0.1 · 0.05 = 5e-3 long). The prediction cuts that step so that the switch lies in
+/// the middle of a short piece; without the cut the step fails and is halved.
+#[test]
+fn a_switch_just_after_a_step_boundary_gets_a_piece_of_its_own() {
+    let model = models::scalar_switch(2.0, 0.2);
+    let run = |align: bool| {
+        let opts = SimulatorOptions { step: 0.1, n_steps: 8, align_switches: align, ..Default::default() };
+        Simulator::new(&model, opts).unwrap().simulate(&[-1.002], &[], &[]).unwrap()
+    };
+    let (aligned, plain) = (run(true), run(false));
+    for r in [&aligned, &plain] {
+        assert!(r.completed);
+        assert_eq!(r.switch_times.len(), 1, "{:?}", r.switch_times);
+        assert!((r.switch_times[0] - 0.501).abs() <= 1e-8, "switch at {}", r.switch_times[0]);
+        assert!((r.x_final()[0] - 0.2 * (0.8 - 0.501)).abs() <= 1e-8, "x(T) = {}", r.x_final()[0]);
+    }
+    let cut: Vec<_> = aligned.steps.iter().filter(|s| s.aligned_to_switch).collect();
+    assert!(!cut.is_empty(), "no piece was cut");
+    let predicted = cut[0].predicted_switch.expect("a predicted switch");
+    assert!((cut[0].t_start + predicted - 0.501).abs() < 5e-4, "predicted at {} + {predicted}", cut[0].t_start);
+    assert!(aligned.steps.iter().all(|s| !s.halved), "a piece was halved");
+    assert!(plain.steps.iter().any(|s| s.halved), "without the cut no piece was halved");
+    assert!(aligned.wasted_iterations() < plain.wasted_iterations(), "{} vs {}", aligned.wasted_iterations(), plain.wasted_iterations());
+}
