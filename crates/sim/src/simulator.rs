@@ -627,9 +627,11 @@ impl Simulator {
     /// When the state, extrapolated linearly from the last recorded element, first
     /// has another set of zero boundary duals than the current state (another active
     /// set) within `len`: the predicted time of the next switch after the piece's
-    /// start (bisection on the zero pattern to 1e-3 of `len`), `None` if none is
-    /// predicted.
-    fn predict_switch_time(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<Option<f64>> {
+    /// start (bisection on the zero pattern to 1e-3 of `len`), and whether a dual
+    /// that is positive now reaches zero there (a region or sign becomes active;
+    /// otherwise the state only leaves a surface it is on, e.g. right after a switch
+    /// on the piece's start). `None` if no change is predicted.
+    fn predict_switch_time(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<Option<(f64, bool)>> {
         let (Some(h), true) = (r.h.last(), r.x.len() >= 2) else { return Ok(None) };
         let (x1, x0) = (&r.x[r.x.len() - 1], &r.x[r.x.len() - 2]);
         let at = |tau: f64| -> Vec<f64> { x1.iter().zip(x0).map(|(a, b)| a + (a - b) * tau / h).collect() };
@@ -648,19 +650,22 @@ impl Simulator {
                 hi = mid;
             }
         }
-        Ok(Some(0.5 * (lo + hi)))
+        let entry = now.iter().zip(zeros(&at(hi))?).any(|(was, is)| !was && is);
+        Ok(Some((0.5 * (lo + hi), entry)))
     }
 
     /// The predicted time of the next active-set change after the piece's start
     /// (switch or sliding exit, whichever comes first), see
-    /// [`SimulatorOptions::predict_switches`].
-    fn predicted_switch(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], t_now: f64, len: f64) -> Result<Option<f64>> {
+    /// [`SimulatorOptions::predict_switches`], and whether the piece may be cut
+    /// around it (`align_switches`: a region becoming active or a sliding exit, not
+    /// the state leaving a surface it starts on).
+    fn predicted_switch(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], t_now: f64, len: f64) -> Result<Option<(f64, bool)>> {
         if !self.opts.predict_switches {
             return Ok(None);
         }
-        let exit = self.predict_exit_time(r, t_now, len);
+        let exit = self.predict_exit_time(r, t_now, len).map(|t| (t, true));
         Ok(match (self.predict_switch_time(x, r, u, p, len)?, exit) {
-            (Some(a), Some(b)) => Some(a.min(b)),
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
             (a, b) => a.or(b),
         })
     }
@@ -782,8 +787,9 @@ impl Simulator {
         while let Some((len, depth, aligned)) = pieces.pop() {
             let params: Vec<f64> = state.x.iter().chain(u).chain(p).chain([&len]).chain(&state.lambda0).copied().collect();
             self.solver.set_parameters(&params)?;
-            let t_switch = self.predicted_switch(&state.x, &state.result, u, p, state.t, len)?;
-            if let Some(first) = t_switch.and_then(|ts| self.aligned_cut(len, ts, length)) {
+            let predicted = self.predicted_switch(&state.x, &state.result, u, p, state.t, len)?;
+            let t_switch = predicted.map(|(t, _)| t);
+            if let Some(first) = predicted.filter(|(_, alignable)| *alignable).and_then(|(ts, _)| self.aligned_cut(len, ts, length)) {
                 // The switch lies in the middle of one of the two parts (the second is
                 // pushed first: a stack).
                 pieces.push((len - first, depth, true));
