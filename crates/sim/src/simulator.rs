@@ -61,7 +61,7 @@ pub struct SimulatorOptions {
     /// switch starts its first tier from the neutral guess before the previous
     /// solution (which assumes the active set goes on), and may be cut
     /// (`align_switches`). Measured Ipopt iterations without / with the prediction
-    /// (and everything it drives): relay 3 394 / 3 050, friction blocks 2 480 /
+    /// (and everything it drives): relay 3 394 / 3 032, friction blocks 2 480 /
     /// 1 649. (Also measured and not kept: halving a predicted piece at once, without
     /// an attempt: relay 4 729, friction blocks 3 352 instead of 4 547 / 2 640 at the
     /// time; a quadratic extrapolation through the last three element boundaries:
@@ -74,13 +74,13 @@ pub struct SimulatorOptions {
     /// piece fails every start and is halved, often repeatedly (a switch 1e-3 s after
     /// a step's start needs pieces of 2e-3 s, four halvings of a 0.05 s step).
     /// Measured Ipopt iterations (wasted in failed attempts) without / with: relay
-    /// 3 475 (885) / 3 050 (398), friction blocks 2 400 (762) / 1 649 (75).
+    /// 3 475 (885) / 3 032 (398), friction blocks 2 400 (762) / 1 649 (75).
     pub align_switches: bool,
     /// Start each piece's first attempt from the previous solution's active set: its
     /// last point's algebraic variables (θ, λ, μ or α, λ±) in every element, the
     /// states at the current state, the step sizes neutral (default true), instead
     /// of the previous solution as it is (whose states and first elements belong to
-    /// the previous piece). Measured without / with: relay 3 199 (468) / 3 050 (398),
+    /// the previous piece). Measured without / with: relay 3 112 (438) / 3 032 (398),
     /// friction blocks 2 046 (317) / 1 649 (75); oscillator 301 / 307.
     pub warm_start_active_set: bool,
     /// Skip a later tier (not the first) on pieces that may still be halved once it
@@ -152,7 +152,7 @@ impl SimulatorOptions {
     /// has taken 6 primal steps in a row shorter than 5 % of its Newton step
     /// ([`HomotopyOptions::stall_iterations`]): such an attempt was creeping toward a
     /// degenerate point, and the next start or a halved piece is cheaper. Measured
-    /// Ipopt iterations (wasted) without / with: relay 3 258 (606) / 3 050 (398),
+    /// Ipopt iterations (wasted) without / with: relay 3 240 (606) / 3 032 (398),
     /// friction blocks 1 664 (90) / 1 649 (75). Other settings (steps, threshold):
     /// 4, 0.1: relay 3 107, friction 1 755, oscillator 320; 5, 0.1: 3 105 / 1 734 /
     /// 322; 5, 0.05: 3 107 / 1 725 / 322; 8, 0.05: 3 200 / 1 732 / 308; 6, 0.05:
