@@ -153,7 +153,10 @@ impl SimulatorOptions {
     /// ([`HomotopyOptions::stall_iterations`]): such an attempt was creeping toward a
     /// degenerate point, and the next start or a halved piece is cheaper. Measured
     /// Ipopt iterations (wasted) without / with: relay 3 240 (606) / 3 032 (398),
-    /// friction blocks 1 664 (90) / 1 649 (75). Other settings (steps, threshold):
+    /// friction blocks 1 664 (90) / 1 649 (75); the rigid-body simulator, which
+    /// uses these tiers too (`cls_benchmark`): elastic ball 1 151 / 987, ε = 0.8
+    /// 1 650 / 1 429, plastic ball 3 718 / 3 411, sliding block 1 777 / 1 580,
+    /// ball on a plane 4 111 / 3 584. Other settings (steps, threshold):
     /// 4, 0.1: relay 3 107, friction 1 755, oscillator 320; 5, 0.1: 3 105 / 1 734 /
     /// 322; 5, 0.05: 3 107 / 1 725 / 322; 8, 0.05: 3 200 / 1 732 / 308; 6, 0.05:
     /// 3 123 / 1 667 / 308 (all before the unproductive-tier change and before short
