@@ -278,8 +278,8 @@ pub struct HomotopyOptions {
     /// leaves for a better basin (T = 10 instead of 80/9).
     pub stagnation_window: usize,
     /// Stop an NLP, as failed, once Ipopt's primal step size α_pr has stayed below
-    /// [`HomotopyOptions::stall_step`] for this many iterations in a row (0: never,
-    /// the default). Such an NLP is creeping toward a degenerate or infeasible point
+    /// [`HomotopyOptions::stall_step`] for this many iterations in a row, counted from
+    /// Ipopt's 10th iteration on (0: never, the default). Such an NLP is creeping toward a degenerate or infeasible point
     /// (backtracking line searches, dual infeasibility growing); a caller with a
     /// cheaper next move (the simulator: another start, a halved step) should take it
     /// at once. The simulator's first two tiers use 6 with a step of 0.05, see
