@@ -183,10 +183,11 @@ impl FesdInterval {
         w
     }
 
-    /// The neutral guess at `x0` with the algebraic variables of `previous`'s last
-    /// point (its active set: θ, λ, μ or α, λ±) at every point of every element.
-    pub fn active_set_guess(&self, x0: &[f64], previous: &[f64]) -> Vec<f64> {
-        let mut w = self.initial_guess(x0);
+    /// `neutral` (the [`FesdInterval::initial_guess`] at the current state) with the
+    /// algebraic variables of `previous`'s last point (its active set: θ, λ, μ or
+    /// α, λ±) at every point of every element.
+    pub fn active_set_guess(&self, neutral: &[f64], previous: &[f64]) -> Vec<f64> {
+        let mut w = neutral.to_vec();
         let l = &self.layout;
         let last = l.z.last().and_then(|points| points.last()).copied();
         if let Some(src) = last.filter(|&o| previous.len() == w.len() && o + l.n_z <= w.len()) {

@@ -641,19 +641,22 @@ impl Simulator {
         let tol = self.opts.active_tol;
         let zeros = |x: &[f64]| -> Result<Vec<bool>> { Ok(self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0).iter().map(|l| *l <= tol).collect()) };
         let now = zeros(x)?;
-        if zeros(&at(len))? == now {
+        // The zero pattern at `hi`, the earliest time seen with another pattern.
+        let mut then = zeros(&at(len))?;
+        if then == now {
             return Ok(None);
         }
         let (mut lo, mut hi) = (0.0, len);
         while hi - lo > 1e-3 * len {
             let mid = 0.5 * (lo + hi);
-            if zeros(&at(mid))? == now {
+            let pattern = zeros(&at(mid))?;
+            if pattern == now {
                 lo = mid;
             } else {
-                hi = mid;
+                (hi, then) = (mid, pattern);
             }
         }
-        let entry = now.iter().zip(zeros(&at(hi))?).any(|(was, is)| !was && is);
+        let entry = now.iter().zip(&then).any(|(was, is)| !was && *is);
         Ok(Some((0.5 * (lo + hi), entry)))
     }
 
@@ -788,8 +791,6 @@ impl Simulator {
         // predicted switch).
         let mut pieces = vec![(length, 0usize, false)];
         while let Some((len, depth, aligned)) = pieces.pop() {
-            let params: Vec<f64> = state.x.iter().chain(u).chain(p).chain([&len]).chain(&state.lambda0).copied().collect();
-            self.solver.set_parameters(&params)?;
             let predicted = self.predicted_switch(&state.x, &state.result, u, p, state.t, len)?;
             let t_switch = predicted.map(|(t, _)| t);
             if let Some(first) = predicted.filter(|(_, alignable)| *alignable).and_then(|(ts, _)| self.aligned_cut(len, ts, length)) {
@@ -799,9 +800,11 @@ impl Simulator {
                 pieces.push((first, depth, true));
                 continue;
             }
+            let params: Vec<f64> = state.x.iter().chain(u).chain(p).chain([&len]).chain(&state.lambda0).copied().collect();
+            self.solver.set_parameters(&params)?;
             let may_halve = depth < self.opts.max_step_halvings;
             let neutral = self.interval.initial_guess(&state.x);
-            let guess = if self.opts.warm_start_active_set { self.interval.active_set_guess(&state.x, &state.guess) } else { state.guess.clone() };
+            let guess = if self.opts.warm_start_active_set { self.interval.active_set_guess(&neutral, &state.guess) } else { state.guess.clone() };
             let neutral_first = t_switch.is_some() || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
             let (res, record) = (&mut state.result, &mut state.tier_record);
             let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, record, res)?;
