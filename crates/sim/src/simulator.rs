@@ -706,7 +706,8 @@ impl Simulator {
         }
         let fesd = &self.opts.fesd;
         let edge = (ALIGN_MARGIN * (1.0 - fesd.gamma_h) / fesd.n_fe as f64).clamp(0.05, 0.3);
-        let floor = step / 2f64.powi(self.opts.max_step_halvings as i32);
+        // (`as i32` would wrap for a huge halving count; 2^-1100 is already 0.)
+        let floor = step / 2f64.powi(self.opts.max_step_halvings.min(1100) as i32);
         let f = ts / len;
         let first = if f < edge { (2.0 * ts).max(floor) } else if f > 1.0 - edge { 2.0 * ts - len } else { return None };
         (first >= floor && len - first >= floor).then_some(first)
