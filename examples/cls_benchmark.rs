@@ -30,14 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     for c in cases.iter().filter(|c| wanted.is_empty() || wanted.iter().any(|w| w == c.name)) {
-        let mut opts = ClsSimulatorOptions { step: c.step, n_steps: c.n_steps, ..Default::default() };
-        if let Ok(t) = std::env::var("TIERS") {
-            let all = opts.homotopies.clone();
-            opts.homotopies = t.split(',').map(|i| all[i.parse::<usize>().unwrap()].clone()).collect();
-        }
-        if let Ok(m) = std::env::var("MAXIT") {
-            for h in &mut opts.homotopies { h.ipopt.retain(|(k, _)| k != "max_iter"); h.ipopt.push(("max_iter".into(), fesd::ipopt::OptionValue::Int(m.parse().unwrap()))); }
-        }
+        let opts = ClsSimulatorOptions { step: c.step, n_steps: c.n_steps, ..Default::default() };
         let mut sim = ClsSimulator::new(&c.model, opts)?;
         let start = Instant::now();
         let r = sim.simulate(&c.q0, &c.v0, &[], &[])?;

@@ -54,7 +54,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut mpc_steps = 0;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
-        if a == "--homotopy" {
+        if a == "-h" || a == "--help" {
+            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [case …]\ncases: {}", all.join(", "));
+            return Ok(());
+        } else if a == "--" {
+            continue;
+        } else if a == "--homotopy" {
             let kv = rest.next().ok_or("--homotopy needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--homotopy {kv}: expected key=value"))?;
             homotopy.insert(k.to_string(), serde_json::from_str(v)?);
