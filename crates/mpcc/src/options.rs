@@ -283,7 +283,15 @@ pub struct HomotopyOptions {
     /// (backtracking line searches, dual infeasibility growing); a caller with a
     /// cheaper next move (the simulator: another start, a halved step) should take it
     /// at once. The simulator's first two tiers use 6 with a step of 0.05, see
-    /// `SimulatorOptions`.
+    /// `SimulatorOptions`. Not the default of the homotopy itself, whose NLPs have no
+    /// cheaper next move than going on: with 6, the NOSBENCH development set needs
+    /// 4 950 instead of 5 306 Ipopt iterations (only the two infeasible TFPOB problems
+    /// stop sooner), the sliding-mode OCP 151 instead of 156, but the rigid-body
+    /// manipulation OCP (`examples/manipulation.rs`, push task) fails — its NLPs
+    /// creep through stretches of short steps on their way, each stop triggers a
+    /// recovery with gentler κ, and σ stays at 7e-2 after 17 NLPs (1 535 iterations,
+    /// 87 s) — where it converges without the stop (2 665 iterations, 110 s, cost
+    /// 24.875, B-stationary).
     pub stall_iterations: usize,
     /// The primal step size below which an iteration counts toward
     /// [`HomotopyOptions::stall_iterations`] (default 0.05).
