@@ -173,7 +173,7 @@ impl ElementGrid {
         self.fe.len()
     }
 
-    /// Number of elements E = Σ_k fe[k].
+    /// Number of elements E = Σ_k `fe[k]`.
     pub fn n_elements(&self) -> usize {
         self.fe.iter().sum()
     }

@@ -2,7 +2,7 @@
 //!
 //! - Stewart [FESD §2.2]: `ẋ = Σ F θ`, `0 = g(x) − λ − μ e`, `1 = eᵀθ`, `0 ≤ θ ⊥ λ ≥ 0`,
 //!   with `g = −S c` unless indicator functions are given.
-//! - Step [STEP]: `c(x) = λp − λn`, `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`,
+//! - Step (FESD with set-valued step functions): `c(x) = λp − λn`, `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`,
 //!   `θ_i = Π_{S_ij=1} α_j Π_{S_ij=−1} (1 − α_j)` (or the region algebra of set regions).
 
 use crate::model::{ModelError, PssModel, Regions, Subsystem};
@@ -230,7 +230,7 @@ impl SubsystemLowering for Stewart {
     }
 }
 
-/// The Step (Heaviside) representation [STEP]: `c(x) = λp − λn`,
+/// The Step (Heaviside) representation (FESD with set-valued step functions): `c(x) = λp − λn`,
 /// `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`, and θ as products of α and 1 − α over
 /// each region's signs (or the region algebra of set regions).
 #[derive(Clone, Copy, Debug, Default)]

@@ -192,7 +192,7 @@ fn in_regions(regions: &[usize]) -> String {
     }
 }
 
-/// A region built from the basic sets `{x : c_j(x) > 0}` ([STEP] Table I).
+/// A region built from the basic sets `{x : c_j(x) > 0}` (Table I of the FESD paper on set-valued step functions).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RegionSet {
     /// `{c_j > 0}`: θ = α_j.

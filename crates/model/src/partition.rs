@@ -86,7 +86,7 @@ impl RegionSet {
         }
     }
 
-    /// θ of the region at any `α ∈ [0, 1]^{n_c}` (Table I of [STEP], in `f64`).
+    /// θ of the region at any `α ∈ [0, 1]^{n_c}` (Table I of the FESD paper on set-valued step functions, in `f64`).
     pub(crate) fn value(&self, alpha: &[f64]) -> f64 {
         match self {
             RegionSet::Positive(j) => alpha[*j],
