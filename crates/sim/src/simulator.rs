@@ -226,14 +226,16 @@ pub struct StepReport {
     #[serde(default)]
     pub halved: bool,
     /// True if a switch was predicted inside the piece (the neutral start went first;
-    /// see [`SimulatorOptions::predict_switches`]).
+    /// see [`SimulatorOptions::predict_switches`]): `predicted_switch.is_some()`, kept
+    /// as a field of its own for readers of reports written before that field.
     #[serde(default)]
     pub switch_predicted: bool,
     /// The predicted time of the switch (or sliding exit) after the piece's start.
     #[serde(default)]
     pub predicted_switch: Option<f64>,
     /// True if the piece's length was chosen to put a predicted switch in the middle
-    /// of one of two parts (see [`SimulatorOptions::align_switches`]).
+    /// of one of two parts (see [`SimulatorOptions::align_switches`]), or the piece is
+    /// a halved part of such a piece.
     #[serde(default)]
     pub aligned_to_switch: bool,
 }
@@ -684,11 +686,14 @@ impl Simulator {
         let n_s = self.opts.fesd.n_s;
         let k = r.theta_stage.len().checked_sub(1 + n_s)?;
         let (ta, tb) = (r.t_stage[k], r.t_stage[k + n_s]);
+        if tb <= ta {
+            return None;
+        }
         let tol = self.opts.active_tol;
         r.theta_stage[k]
             .iter()
             .zip(&r.theta_stage[k + n_s])
-            .filter(|(a, b)| **b > tol && b < a && tb > ta)
+            .filter(|(a, b)| **b > tol && b < a)
             .map(|(a, b)| tb + (b - tol) / (a - b) * (tb - ta) - t_now)
             .filter(|tau| *tau > 0.0 && *tau <= len)
             .min_by(f64::total_cmp)
