@@ -183,6 +183,33 @@ impl FesdInterval {
         w
     }
 
+    /// Overwrites the state unknowns of `guess` with the straight line through `x0`
+    /// along `slope` (dx/dt) over a piece of length `len` whose elements have their
+    /// neutral length `len / N_FE`: stage states `x0 + (n + c_m) h slope` (stage
+    /// derivatives `slope` in the differential form) and end states
+    /// `x0 + (n + 1) h slope`. Does nothing if a length does not match.
+    pub fn extrapolate_states(&self, guess: &mut [f64], x0: &[f64], slope: &[f64], len: f64) {
+        let l = &self.layout;
+        if guess.len() != l.n_w || x0.len() != l.n_x || slope.len() != l.n_x || !len.is_finite() {
+            return;
+        }
+        let h = len / l.n_fe as f64;
+        let line = |t: f64| -> Vec<f64> { x0.iter().zip(slope).map(|(a, d)| a + t * d).collect() };
+        for n in 0..l.n_fe {
+            for (m, &o) in l.stage[n].iter().enumerate() {
+                let value = match self.irk_representation {
+                    IrkRepresentation::Integral => line((n as f64 + self.tableau.c[m]) * h),
+                    IrkRepresentation::Differential => slope.to_vec(),
+                };
+                guess[o..o + l.n_x].copy_from_slice(&value);
+            }
+        }
+        // (Where the end state is the last stage's, this sets it again, to the same.)
+        for n in 0..l.n_fe {
+            guess[l.x_end[n]..l.x_end[n] + l.n_x].copy_from_slice(&line((n + 1) as f64 * h));
+        }
+    }
+
     /// `neutral` (the [`FesdInterval::initial_guess`] at the current state) with the
     /// algebraic variables of `previous`'s last point (its active set: θ, λ, μ or
     /// α, λ±) at every point of every element.

@@ -83,6 +83,16 @@ pub struct SimulatorOptions {
     /// the previous piece). Measured without / with: relay 3 112 (438) / 3 032 (398),
     /// friction blocks 2 046 (317) / 1 649 (75); oscillator 301 / 307.
     pub warm_start_active_set: bool,
+    /// With `warm_start_active_set`: the first attempt's states lie on the straight
+    /// line through the current state along the slope of the last recorded element
+    /// (its end state minus its start over its length), each element at its neutral
+    /// length, instead of all at the current state (default true). The neutral start
+    /// keeps the constant states: it is the one tried when the previous solution
+    /// misleads (a switch), and so would its slope. Measured Ipopt iterations without
+    /// / with: oscillator 307 / 257, relay 3 032 / 3 025, friction blocks 1 649 /
+    /// 1 540. (The last stage's derivative instead of the secant in the differential
+    /// form: friction blocks 1 521, not worth a second rule.)
+    pub extrapolate_states: bool,
     /// Skip a later tier (not the first) on pieces that may still be halved once it
     /// has failed on at least three quarters of at least 2 such pieces in this
     /// simulation: halve at once instead (default true). (With at least 4 pieces:
@@ -106,6 +116,7 @@ impl Default for SimulatorOptions {
             predict_switches: true,
             align_switches: true,
             warm_start_active_set: true,
+            extrapolate_states: true,
             skip_unproductive_tiers: true,
         }
     }
@@ -402,6 +413,13 @@ impl SimulationResult {
                 (0..n).filter(|&i| stages.iter().any(|t| t[i] > tol)).collect()
             })
             .collect()
+    }
+
+    /// The slope dx/dt over the last recorded element (its end state minus its start
+    /// over its length), `None` before the first element or after one of zero length.
+    pub fn last_slope(&self) -> Option<Vec<f64>> {
+        let (&h, [.., a, b]) = (self.h.last()?, self.x.as_slice()) else { return None };
+        (h > 0.0).then(|| a.iter().zip(b).map(|(x0, x1)| (x1 - x0) / h).collect())
     }
 
     /// The final state.
@@ -810,7 +828,15 @@ impl Simulator {
             self.solver.set_parameters(&params)?;
             let may_halve = depth < self.opts.max_step_halvings;
             let neutral = self.interval.initial_guess(&state.x);
-            let guess = if self.opts.warm_start_active_set { self.interval.active_set_guess(&neutral, &state.guess) } else { state.guess.clone() };
+            let guess = if self.opts.warm_start_active_set {
+                let mut g = self.interval.active_set_guess(&neutral, &state.guess);
+                if let Some(slope) = self.opts.extrapolate_states.then(|| state.result.last_slope()).flatten() {
+                    self.interval.extrapolate_states(&mut g, &state.x, &slope, len);
+                }
+                g
+            } else {
+                state.guess.clone()
+            };
             let neutral_first = t_switch.is_some() || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
             let (res, record) = (&mut state.result, &mut state.tier_record);
             let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, record, res)?;

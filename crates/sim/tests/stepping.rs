@@ -168,3 +168,64 @@ fn the_active_set_guess_keeps_the_last_points_algebraic_variables() {
     }
     assert_eq!(interval.active_set_guess(&neutral, &previous[1..]), neutral);
 }
+
+/// The extrapolated warm start puts every stage state and end state on the line
+/// x0 + t·slope at its time t in a piece of length T with neutral step sizes: read
+/// back through the interval's own output function (stage states from the stage
+/// derivatives in the differential form), in both forms and with an extra end point
+/// (Gauss–Legendre).
+#[test]
+fn extrapolated_states_lie_on_the_line_through_the_state_along_the_slope() {
+    use fesd_rk::RkFamily;
+    use fesd_sim::IrkRepresentation;
+    let model = models::friction_blocks().unwrap();
+    let x0 = models::friction_blocks_x0();
+    let slope = [0.5, -1.0, 2.0, 0.25, -0.75, 3.0, 1.0];
+    let len = 0.2;
+    for (irk, family) in [
+        (IrkRepresentation::Integral, RkFamily::RadauIIA),
+        (IrkRepresentation::Differential, RkFamily::RadauIIA),
+        (IrkRepresentation::Integral, RkFamily::GaussLegendre),
+    ] {
+        let mut opts = SimulatorOptions { step: len, n_steps: 1, ..Default::default() };
+        (opts.fesd.n_s, opts.fesd.n_fe, opts.fesd.irk_representation, opts.fesd.rk_family) = (2, 3, irk, family);
+        let sim = Simulator::new(&model, opts).unwrap();
+        let interval = sim.interval();
+        let (l, c) = (&interval.layout, &interval.tableau.c);
+        let mut guess = interval.initial_guess(&x0);
+        interval.extrapolate_states(&mut guess, &x0, &slope, len);
+        let lambda0 = interval.dual_at_state.eval_dense(&[&x0, &[], &[]]).unwrap().remove(0);
+        let params: Vec<f64> = x0.iter().chain([&len]).chain(&lambda0).copied().collect();
+        let out = interval.outputs.eval_dense(&[&guess, &params]).unwrap();
+        let (h, x_boundary, x_stage) = (&out[0], &out[1], &out[2]);
+        let h_n = len / l.n_fe as f64;
+        for n in 0..l.n_fe {
+            assert!((h[n] - h_n).abs() < 1e-14, "{irk:?}: h = {h:?}");
+            for i in 0..l.n_x {
+                let at = |t: f64| x0[i] + t * slope[i];
+                let end = x_boundary[(n + 1) * l.n_x + i];
+                assert!((end - at((n + 1) as f64 * h_n)).abs() < 1e-12, "{irk:?} {family:?}: end of element {n}, entry {i}: {end}");
+                for m in 0..l.n_s {
+                    let s = x_stage[(n * l.n_s + m) * l.n_x + i];
+                    assert!((s - at((n as f64 + c[m]) * h_n)).abs() < 1e-12, "{irk:?} {family:?}: element {n}, stage {m}, entry {i}: {s}");
+                }
+            }
+        }
+    }
+}
+
+/// The slope of the last recorded element: on ẋ = 2 − sign(x) from x = −1 (ẋ = 3
+/// until the switch at t = 1/3, then ẋ = 1) it is 1 after the switch.
+#[test]
+fn the_last_slope_is_the_last_elements_secant() {
+    let x = SX::sym("x", 1);
+    let model = PssModel::new(x.clone()).with_drift(SX::scalar(2.0)).with_subsystem(Subsystem::new(x, vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let mut sim = Simulator::new(&model, SimulatorOptions { step: 0.25, ..Default::default() }).unwrap();
+    let mut state = sim.start(&[-1.0], &[], &[]).unwrap();
+    assert_eq!(state.result.last_slope(), None);
+    assert!(sim.step(&mut state, &[], &[]).unwrap());
+    assert!((state.result.last_slope().unwrap()[0] - 3.0).abs() < 1e-7);
+    assert!(sim.step(&mut state, &[], &[]).unwrap());
+    let s = state.result.last_slope().unwrap()[0];
+    assert!((s - 1.0).abs() < 1e-7, "slope {s}, t {:?}, x {:?}", state.result.t, state.result.x);
+}
