@@ -47,10 +47,15 @@ pub struct SimulatorOptions {
     /// step's MPCC infeasible; halving the step gives each change its own element.
     pub max_step_halvings: usize,
     /// How many of `homotopies` are tried on a piece that may still be halved
-    /// (default 2, all of the default ones). At the last halving level every homotopy
-    /// and then the fallback are tried. Measured Ipopt iterations with 2 / 1 (before
-    /// the neutral second start of the first tier): oscillator 329 / 432, relay
-    /// 5 552 / 4 134, friction blocks 2 421 / 3 832.
+    /// (default 1: the first tier, from both starts). At the last halving level every
+    /// homotopy and then the fallback are tried. Measured Ipopt iterations (wasted)
+    /// with 2 / 1: relay 2 981 (332) / 2 916 (267), friction blocks 1 540 (94) /
+    /// 1 587 (124), oscillator 257 / 257, the sliding exit of
+    /// `leaving_sliding_mode` (Stewart) 225 / 174: the second tier rarely solves a
+    /// piece both starts of the first could not (once on the friction blocks, never
+    /// on the relay), and two halves cost about what its attempt does. (Before the
+    /// neutral second start of the first tier, 2 won by far: oscillator 329 / 432,
+    /// relay 5 552 / 4 134, friction blocks 2 421 / 3 832.)
     pub tiers_before_halving: usize,
     /// Switch prediction (default true): before each piece the state is extrapolated
     /// linearly from the last element; the first time within the piece at which its
@@ -105,7 +110,8 @@ pub struct SimulatorOptions {
     /// has failed on at least three quarters of at least 2 such pieces in this
     /// simulation: halve at once instead (default true). (With at least 4 pieces:
     /// relay 3 124 instead of 3 055 Ipopt iterations, friction blocks the same,
-    /// measured before the stall rule's warm-up.)
+    /// measured before the stall rule's warm-up.) Acts only with
+    /// `tiers_before_halving` ≥ 2.
     pub skip_unproductive_tiers: bool,
 }
 
@@ -120,7 +126,7 @@ impl Default for SimulatorOptions {
             on_failure: OnStepFailure::default(),
             active_tol: 1e-5,
             max_step_halvings: 5,
-            tiers_before_halving: 2,
+            tiers_before_halving: 1,
             predict_switches: true,
             align_switches: true,
             warm_start_active_set: true,

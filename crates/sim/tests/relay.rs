@@ -36,15 +36,15 @@ fn relay_runs_through_at_two_resolutions() {
     assert!(d < 1e-5, "x(2.5): {xa:?} vs {xb:?}");
 }
 
-/// Once the second tier has failed on three quarters of at least two pieces that
-/// could be halved, such pieces are halved without trying it; switching that off
+/// With two tiers tried before halving: once the second tier has failed on three
+/// quarters of at least two pieces that could be halved, such pieces are halved without trying it; switching that off
 /// gives the same trajectory where it is not yet sensitive (to 1e-9 at t = 5) with
 /// more failed attempts.
 #[test]
 fn an_unproductive_tier_is_skipped_for_halving() {
     let model = models::relay_feedback(25.0, 0.05, 1.0).unwrap();
     let run_with = |skip: bool| {
-        let mut opts = SimulatorOptions { step: 0.05, n_steps: 200, skip_unproductive_tiers: skip, ..Default::default() };
+        let mut opts = SimulatorOptions { step: 0.05, n_steps: 200, tiers_before_halving: 2, skip_unproductive_tiers: skip, ..Default::default() };
         opts.fesd.n_s = 2;
         Simulator::new(&model, opts).unwrap().simulate(&[0.0, -0.001, -0.02], &[], &[]).unwrap()
     };
