@@ -451,7 +451,7 @@ impl SimulationResult {
 
 impl Simulator {
     /// Appends one solved interval (its elements, stages, active sets) to `res`;
-    /// returns the duals at its last point.
+    /// returns the duals and the complementarity primals at its last point.
     fn record(
         &self,
         res: &mut SimulationResult,
@@ -742,8 +742,8 @@ impl Simulator {
     }
 
     /// True if a complementarity pair at the current point is nearly biactive: its
-    /// primal (θ_i, or α / 1 − α in the Step representation) above `active_tol` but
-    /// at most [`NEARLY_BIACTIVE`] while its dual is at most `active_tol`.
+    /// primal side (θ_i in Stewart's representation) above `active_tol` but at most
+    /// [`NEARLY_BIACTIVE`] while its dual (the boundary dual) is at most `active_tol`.
     fn nearly_biactive(&self, primal: &[f64], dual: &[f64]) -> bool {
         let tol = self.opts.active_tol;
         primal.iter().zip(dual).any(|(g, h)| *g > tol && *g <= NEARLY_BIACTIVE && *h <= tol)
