@@ -72,6 +72,15 @@ impl VariableTable {
         w.get(b.offset..b.offset + b.len)
     }
 
+    /// Writes `values` into block `name` (k, n) of the NLP vector `w`; `None` (and
+    /// nothing written) if there is no such block or the lengths differ.
+    pub fn write(&self, w: &mut [f64], name: &str, interval: Option<usize>, element: Option<usize>, values: &[f64]) -> Option<()> {
+        let b = self.block(name, interval, element)?;
+        (b.len == values.len()).then_some(())?;
+        w.get_mut(b.offset..b.offset + b.len)?.copy_from_slice(values);
+        Some(())
+    }
+
     /// Every entry of the blocks named `name` in the NLP symbol `w`, reshaped to
     /// `rows × cols` (zeros if there is none); a contiguous run is taken as one slice
     /// (no index list in the generated code).

@@ -135,6 +135,72 @@ impl OcpSolver {
         Ok(())
     }
 
+    /// The next solve starts from `w`, an NLP vector in the layout of
+    /// [`OcpSolver::table`] (start from `table().guess` and write blocks by name with
+    /// [`VariableTable::write`]).
+    pub fn set_initial_guess(&mut self, w: &[f64]) -> Result<()> {
+        if w.len() != self.t.table.len() || w.iter().any(|v| !v.is_finite()) {
+            return invalid("initial guess", format!("{} finite values expected (the table's layout), {} given", self.t.table.len(), w.len()));
+        }
+        self.solver.set_initial_guess(w)?;
+        Ok(())
+    }
+
+    /// The next solve starts from [`OcpSolver::state_guess`] of `x_of_t`.
+    pub fn set_state_guess(&mut self, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<()> {
+        let w = self.state_guess(x_of_t)?;
+        self.solver.set_initial_guess(&w)?;
+        Ok(())
+    }
+
+    /// The table's guess with the states taken from the trajectory `x_of_t` on the
+    /// nominal grid (every interval T/N long, its elements
+    /// of equal length h): every element's end state `x(t_end)`, its stage states
+    /// `x(t_start + c_m h)` in the integral form or, in the differential form, its
+    /// stage derivatives all equal to the element's secant `(x(t_end) − x(t_start)) / h`,
+    /// and a free x0's guess `x(0)`. T is the horizon's guess when it is free. Use it
+    /// to start from an interpolation between the initial and a target state, or
+    /// from a trajectory known from elsewhere.
+    pub fn state_guess(&self, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<Vec<f64>> {
+        let (ocp, n_x) = (&self.ocp, self.t.sizes.n_x);
+        let horizon = match ocp.horizon {
+            crate::problem::Horizon::Fixed(t) => t,
+            crate::problem::Horizon::Free { guess, .. } => guess,
+        };
+        let fesd = &ocp.options.fesd;
+        let c = fesd_rk::ButcherTableau::new(fesd.rk_family, fesd.n_s).map_err(fesd_discretization::DiscretizationError::Stages)?.c;
+        let at = |t: f64| -> Result<Vec<f64>> {
+            let x = x_of_t(t);
+            if x.len() != n_x || x.iter().any(|v| !v.is_finite()) {
+                return invalid("state guess", format!("x({t}) must have {n_x} finite entries, got {x:?}"));
+            }
+            Ok(x)
+        };
+        let table = &self.t.table;
+        let mut w = table.guess.clone();
+        let missing = |name: &str, k: usize, n: usize| invalid::<()>("state guess", format!("no block {name}({k}, {n}) of the right length"));
+        let interval = horizon / self.n_intervals as f64;
+        if table.block("x0", None, None).is_some() {
+            table.write(&mut w, "x0", None, None, &at(0.0)?).map_or_else(|| missing("x0", 0, 0), Ok)?;
+        }
+        for (k, &n_fe) in self.t.fe.iter().enumerate() {
+            let h = interval / n_fe as f64;
+            for n in 0..n_fe {
+                let t0 = k as f64 * interval + n as f64 * h;
+                let (start, end) = (at(t0)?, at(t0 + h)?);
+                let stages: Vec<f64> = match fesd.irk_representation {
+                    fesd_discretization::IrkRepresentation::Integral => c.iter().map(|cm| at(t0 + cm * h)).collect::<Result<Vec<_>>>()?.concat(),
+                    fesd_discretization::IrkRepresentation::Differential => start.iter().zip(&end).map(|(a, b)| (b - a) / h).collect::<Vec<f64>>().repeat(c.len()),
+                };
+                table.write(&mut w, "k", Some(k), Some(n), &stages).map_or_else(|| missing("k", k, n), Ok)?;
+                if !self.t.end_is_last_stage {
+                    table.write(&mut w, "x", Some(k), Some(n), &end).map_or_else(|| missing("x", k, n), Ok)?;
+                }
+            }
+        }
+        Ok(w)
+    }
+
     /// The next solve starts from the table's initial guess again, not from the previous
     /// solution.
     pub fn reset_guess(&mut self) -> Result<()> {

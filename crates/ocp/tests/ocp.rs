@@ -392,3 +392,58 @@ fn a_lowering_passed_explicitly_drives_the_ocp_and_its_resimulation() {
     let err = solver.resimulate(&r, 10).unwrap();
     assert!(err <= 1e-6, "re-simulation error {err:e}");
 }
+
+/// A state guess from a trajectory, read back by name: on the sliding-mode OCP
+/// (differential form) every end state on the trajectory and every stage derivative
+/// the element's secant; on the car (integral form, Radau IIA: c = 1/3, 1, the end
+/// state is the last stage; free horizon, its guess T) the stage states on the
+/// trajectory; the controls keep the table's guess. Solved from the straight line to
+/// the target, the sliding-mode OCP reaches the reference's optimum (objective
+/// 5.596209). A trajectory of
+/// the wrong size and a guess vector of the wrong length are typed errors.
+#[test]
+fn a_state_guess_from_a_trajectory_fills_the_states_by_name() {
+    use std::f64::consts::PI;
+    let (x0, target) = ([2.0 * PI / 3.0, PI / 3.0], [-PI / 6.0, -PI / 4.0]);
+    let line = |t: f64| vec![x0[0] + t / 4.0 * (target[0] - x0[0]), x0[1] + t / 4.0 * (target[1] - x0[1]), 0.0, 0.0];
+    let mut solver = OcpSolver::new(&problems::sliding_mode().unwrap()).unwrap();
+    let w = solver.state_guess(&line).unwrap();
+    let table = solver.table();
+    let h = 4.0 / 36.0;
+    let slope = [(target[0] - x0[0]) / 4.0, (target[1] - x0[1]) / 4.0, 0.0, 0.0];
+    for k in 0..6 {
+        assert_eq!(table.read(&w, "u", Some(k), None).unwrap(), table.read(&table.guess, "u", Some(k), None).unwrap());
+        for n in 0..6 {
+            let end = line((6 * k + n + 1) as f64 * h);
+            let x = table.read(&w, "x", Some(k), Some(n)).unwrap();
+            assert!(x.iter().zip(&end).all(|(a, b)| (a - b).abs() < 1e-12), "x({k}, {n}) = {x:?}, expected {end:?}");
+            let stages = table.read(&w, "k", Some(k), Some(n)).unwrap();
+            assert!(stages.iter().zip(slope.iter().cycle()).all(|(a, b)| (a - b).abs() < 1e-12), "k({k}, {n}) = {stages:?}");
+        }
+    }
+    solver.set_state_guess(&line).unwrap();
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert!((r.objective - 5.596209).abs() <= 1e-4, "objective {}", r.objective);
+    assert!(matches!(solver.state_guess(&|_| vec![0.0; 3]), Err(OcpError::Invalid { .. })));
+    assert!(matches!(solver.set_initial_guess(&[0.0; 3]), Err(OcpError::Invalid { .. })));
+
+    let car = car(Representation::Stewart);
+    let t_guess = match car.horizon {
+        Horizon::Free { guess, .. } => guess,
+        Horizon::Fixed(t) => t,
+    };
+    let solver = OcpSolver::new(&car).unwrap();
+    let trajectory = |t: f64| vec![200.0 * t / t_guess, 10.0 * (t / t_guess)];
+    let w = solver.state_guess(&trajectory).unwrap();
+    let (h, c) = (t_guess / 30.0, [1.0 / 3.0, 1.0]);
+    for k in 0..10 {
+        for n in 0..3 {
+            let stages = solver.table().read(&w, "k", Some(k), Some(n)).unwrap();
+            let t0 = (3 * k + n) as f64 * h;
+            let expected: Vec<f64> = c.iter().flat_map(|cm| trajectory(t0 + cm * h)).collect();
+            assert!(stages.iter().zip(&expected).all(|(a, b)| (a - b).abs() < 1e-9), "k({k}, {n}) = {stages:?}, expected {expected:?}");
+            assert!(solver.table().block("x", Some(k), Some(n)).is_none());
+        }
+    }
+}
