@@ -154,13 +154,13 @@ impl OcpSolver {
     }
 
     /// The table's guess with the states taken from the trajectory `x_of_t` on the
-    /// nominal grid (every interval T/N long, its elements
-    /// of equal length h): every element's end state `x(t_end)`, its stage states
-    /// `x(t_start + c_m h)` in the integral form or, in the differential form, its
-    /// stage derivatives all equal to the element's secant `(x(t_end) − x(t_start)) / h`,
-    /// and a free x0's guess `x(0)`. T is the horizon's guess when it is free. Use it
-    /// to start from an interpolation between the initial and a target state, or
-    /// from a trajectory known from elsewhere.
+    /// nominal grid (every interval T/N long, its elements of equal length h): every
+    /// element's end state `x(t_end)`, its stage states `x(t_start + c_m h)` in the
+    /// integral form or, in the differential form, its stage derivatives all equal to
+    /// the element's secant `(x(t_end) − x(t_start)) / h`, and a free x0's guess
+    /// `x(0)`; T is the horizon's guess when it is free. Use it to start from an
+    /// interpolation between the initial and a target state, or from a trajectory
+    /// known from elsewhere. A value of the wrong size or not finite is an error.
     pub fn state_guess(&self, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<Vec<f64>> {
         let (ocp, n_x) = (&self.ocp, self.t.sizes.n_x);
         let horizon = match ocp.horizon {
