@@ -22,6 +22,16 @@ pub enum Horizon {
     },
 }
 
+impl Horizon {
+    /// T when fixed, its initial guess when free.
+    pub fn guess(&self) -> f64 {
+        match *self {
+            Horizon::Fixed(t) => t,
+            Horizon::Free { guess, .. } => guess,
+        }
+    }
+}
+
 /// The initial state.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InitialState {
@@ -37,6 +47,16 @@ pub enum InitialState {
         /// Initial guess.
         guess: Vec<f64>,
     },
+}
+
+impl InitialState {
+    /// x0 when fixed, its initial guess when free.
+    pub fn guess(&self) -> &[f64] {
+        match self {
+            InitialState::Fixed(x0) => x0,
+            InitialState::Free { guess, .. } => guess,
+        }
+    }
 }
 
 /// Constraints `lower ≤ c(x(T), p) ≤ upper` on the final state.

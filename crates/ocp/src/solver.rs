@@ -1,6 +1,6 @@
 //! Solving the transcribed OCP and reading its results by name.
 
-use crate::error::{invalid, Result};
+use crate::error::{invalid, OcpError, Result};
 use crate::problem::Ocp;
 use fesd_discretization::VariableTable;
 use crate::transcribe::{transcribe, Transcription};
@@ -139,8 +139,11 @@ impl OcpSolver {
     /// [`OcpSolver::table`] (start from `table().guess` and write blocks by name with
     /// [`VariableTable::write`]).
     pub fn set_initial_guess(&mut self, w: &[f64]) -> Result<()> {
-        if w.len() != self.t.table.len() || w.iter().any(|v| !v.is_finite()) {
-            return invalid("initial guess", format!("{} finite values expected (the table's layout), {} given", self.t.table.len(), w.len()));
+        if w.len() != self.t.table.len() {
+            return invalid("initial guess", format!("{} values expected (the table's layout), {} given", self.t.table.len(), w.len()));
+        }
+        if let Some(i) = w.iter().position(|v| !v.is_finite()) {
+            return invalid("initial guess", format!("entry {i} is {}", w[i]));
         }
         self.solver.set_initial_guess(w)?;
         Ok(())
@@ -163,10 +166,7 @@ impl OcpSolver {
     /// known from elsewhere. A value of the wrong size or not finite is an error.
     pub fn state_guess(&self, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<Vec<f64>> {
         let (ocp, n_x) = (&self.ocp, self.t.sizes.n_x);
-        let horizon = match ocp.horizon {
-            crate::problem::Horizon::Fixed(t) => t,
-            crate::problem::Horizon::Free { guess, .. } => guess,
-        };
+        let horizon = ocp.horizon.guess();
         let fesd = &ocp.options.fesd;
         let c = fesd_rk::ButcherTableau::new(fesd.rk_family, fesd.n_s).map_err(fesd_discretization::DiscretizationError::Stages)?.c;
         let at = |t: f64| -> Result<Vec<f64>> {
@@ -178,10 +178,10 @@ impl OcpSolver {
         };
         let table = &self.t.table;
         let mut w = table.guess.clone();
-        let missing = |name: &str, k: usize, n: usize| invalid::<()>("state guess", format!("no block {name}({k}, {n}) of the right length"));
+        let missing = |name: &str, k: usize, n: usize| OcpError::Invalid { what: "state guess", reason: format!("no block {name}({k}, {n}) of the right length") };
         let interval = horizon / self.n_intervals as f64;
         if table.block("x0", None, None).is_some() {
-            table.write(&mut w, "x0", None, None, &at(0.0)?).map_or_else(|| missing("x0", 0, 0), Ok)?;
+            table.write(&mut w, "x0", None, None, &at(0.0)?).ok_or_else(|| missing("x0", 0, 0))?;
         }
         for (k, &n_fe) in self.t.fe.iter().enumerate() {
             let h = interval / n_fe as f64;
@@ -192,9 +192,9 @@ impl OcpSolver {
                     fesd_discretization::IrkRepresentation::Integral => c.iter().map(|cm| at(t0 + cm * h)).collect::<Result<Vec<_>>>()?.concat(),
                     fesd_discretization::IrkRepresentation::Differential => start.iter().zip(&end).map(|(a, b)| (b - a) / h).collect::<Vec<f64>>().repeat(c.len()),
                 };
-                table.write(&mut w, "k", Some(k), Some(n), &stages).map_or_else(|| missing("k", k, n), Ok)?;
+                table.write(&mut w, "k", Some(k), Some(n), &stages).ok_or_else(|| missing("k", k, n))?;
                 if !self.t.end_is_last_stage {
-                    table.write(&mut w, "x", Some(k), Some(n), &end).map_or_else(|| missing("x", k, n), Ok)?;
+                    table.write(&mut w, "x", Some(k), Some(n), &end).ok_or_else(|| missing("x", k, n))?;
                 }
             }
         }
@@ -274,14 +274,8 @@ impl OcpSolver {
     /// guess from one of them).
     pub fn guess_by_simulation(&mut self) -> Result<usize> {
         let ocp = &self.ocp;
-        let x0 = match &ocp.x0 {
-            crate::problem::InitialState::Fixed(x) => x.clone(),
-            crate::problem::InitialState::Free { guess, .. } => guess.clone(),
-        };
-        let horizon = match ocp.horizon {
-            crate::problem::Horizon::Fixed(t) => t,
-            crate::problem::Horizon::Free { guess, .. } => guess,
-        };
+        let x0 = ocp.x0.guess().to_vec();
+        let horizon = ocp.horizon.guess();
         let mut p = ocp.p.clone();
         for fp in &ocp.free_parameters {
             p[fp.index] = fp.guess;

@@ -44,10 +44,7 @@ fn finite_or(v: &[f64], big: f64) -> Vec<f64> {
 /// warm re-solve at T = 10 instead of 80/9)), then `T`, free parameters, slacks.
 fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
     let mut t = VariableTable::default();
-    let x_guess = match &ocp.x0 {
-        InitialState::Fixed(x0) => x0.clone(),
-        InitialState::Free { guess, .. } => guess.clone(),
-    };
+    let x_guess = ocp.x0.guess().to_vec();
     if let InitialState::Free { lower, upper, guess } = &ocp.x0 {
         t.add("x0", None, None, lower, upper, guess);
     }

@@ -429,10 +429,7 @@ fn a_state_guess_from_a_trajectory_fills_the_states_by_name() {
     assert!(matches!(solver.set_initial_guess(&[0.0; 3]), Err(OcpError::Invalid { .. })));
 
     let car = car(Representation::Stewart);
-    let t_guess = match car.horizon {
-        Horizon::Free { guess, .. } => guess,
-        Horizon::Fixed(t) => t,
-    };
+    let t_guess = car.horizon.guess();
     let solver = OcpSolver::new(&car).unwrap();
     let trajectory = |t: f64| vec![200.0 * t / t_guess, 10.0 * (t / t_guess)];
     let w = solver.state_guess(&trajectory).unwrap();
