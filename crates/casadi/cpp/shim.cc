@@ -275,6 +275,7 @@ rust::Vec<double> fn_eval(const Function& f, rust::Slice<const double> data, rus
   }
   return out;
 }
+std::unique_ptr<MX> mx_stop_diff(const MX& e, int64_t order) { return boxed(MX::stop_diff(e, order)); }
 std::unique_ptr<Function> fn_jacobian(const Function& f) { return checked(f.jacobian(), "jacobian"); }
 std::unique_ptr<Function> fn_map(const Function& f, size_t n, rust::Str parallelization) {
   return boxed(f.map(casadi_int(n), std::string(parallelization)));

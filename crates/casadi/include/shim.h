@@ -93,6 +93,7 @@ std::unique_ptr<Sparsity> fn_sparsity_in(const Function& f, size_t i);
 std::unique_ptr<Sparsity> fn_sparsity_out(const Function& f, size_t i);
 rust::Vec<double> fn_eval(const Function& f, rust::Slice<const double> data, rust::Slice<const size_t> lens, bool dense);
 std::unique_ptr<Function> fn_jacobian(const Function& f);
+std::unique_ptr<MX> mx_stop_diff(const MX& e, int64_t order);
 std::unique_ptr<Function> fn_map(const Function& f, size_t n, rust::Str parallelization);
 std::unique_ptr<Function> fn_expand(const Function& f);
 size_t fn_n_nodes(const Function& f);

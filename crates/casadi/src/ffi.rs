@@ -166,6 +166,7 @@ pub(crate) mod bridge {
         fn fn_sparsity_out(f: &Function, i: usize) -> Result<UniquePtr<Sparsity>>;
         fn fn_eval(f: &Function, data: &[f64], lens: &[usize], dense: bool) -> Result<Vec<f64>>;
         fn fn_jacobian(f: &Function) -> Result<UniquePtr<Function>>;
+        fn mx_stop_diff(e: &MX, order: i64) -> Result<UniquePtr<MX>>;
         fn fn_map(f: &Function, n: usize, parallelization: &str) -> Result<UniquePtr<Function>>;
         fn fn_expand(f: &Function) -> Result<UniquePtr<Function>>;
         fn fn_n_nodes(f: &Function) -> Result<usize>;

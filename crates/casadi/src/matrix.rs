@@ -610,3 +610,14 @@ arith!(Add, add, BinOp::Add);
 arith!(Sub, sub, BinOp::Sub);
 arith!(Mul, mul, BinOp::Mul);
 arith!(Div, div, BinOp::Div);
+
+impl MX {
+    /// The same value with derivatives of `order` and higher declared zero
+    /// (CasADi's `stop_diff`): 1 treats the expression as a constant for
+    /// differentiation, 2 keeps exact first derivatives and drops its second ones (a
+    /// Gauss–Newton-type Hessian).
+    pub fn stop_diff(&self, order: usize) -> crate::Result<MX> {
+        let _g = crate::lock::guard();
+        Ok(Self::wrap(crate::ffi::bridge::mx_stop_diff(&self.inner, order as i64)?))
+    }
+}

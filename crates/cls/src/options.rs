@@ -2,7 +2,7 @@
 
 use crate::error::{ClsError, Result};
 use fesd_rk::{ButcherTableau, RkFamily};
-use fesd_sim::{CrossComplementarity, StepEquilibration};
+use fesd_sim::{CrossComplementarity, StepEquilibration, StepEquilibrationHessian};
 use serde::{Deserialize, Serialize};
 
 /// How the accelerations are obtained from `M(q) a = f + contact forces`.
@@ -54,6 +54,10 @@ pub struct ClsOptions {
     pub step_equilibration: StepEquilibration,
     /// Weight ρ_h of the step-equilibration cost (default 1).
     pub rho_h: f64,
+    /// How an L2 step-equilibration cost enters the optimal control problem's
+    /// Lagrangian Hessian (default Gauss–Newton in the step sizes, as for switched
+    /// systems; the simulator's steps, expanded into SX, use the exact one).
+    pub step_equilibration_hessian: StepEquilibrationHessian,
     /// ε_c of the impact guard `f_c(q_n) + ε_c h_n J_nᵀ v_n⁺ ≥ 0`, which excludes the
     /// spurious impulse-free solutions at a contact (default 1e-3).
     pub eps_c: f64,
@@ -107,6 +111,7 @@ impl Default for ClsOptions {
             cross_complementarity: CrossComplementarity::default(),
             step_equilibration: StepEquilibration::HeuristicMean,
             rho_h: 1.0,
+            step_equilibration_hessian: StepEquilibrationHessian::default(),
             eps_c: 1e-3,
             mass_matrix: MassMatrixForm::default(),
             rho_multipliers: 1.0,

@@ -33,7 +33,7 @@ use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel}
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use casadi::{Function, MX, SX};
-use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, VariableTable};
+use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, StepEquilibrationHessian, VariableTable};
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
 
@@ -128,7 +128,9 @@ impl ClsStep {
             t_final: t_int.clone(),
             t_grid: t_int,
         };
-        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: true };
+        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: StepEquilibrationHessian::Exact, sum_in_time_units: true };
+        // The exact equilibration Hessian: the step is expanded into one SX graph below
+        // (see `FesdOptions::for_expansion`).
         let chain = assemble_chain(&dcs_element(&first, &inner)?, &[n_fe], chain_opts, &table, &w, &inputs)?;
         let vec = |m: &MX| m.reshape(m.numel(), 1);
         let r = &chain.equilibration_constraints;

@@ -15,7 +15,7 @@
 
 use crate::error::{DiscretizationError, Result};
 use crate::grid::interval_sums;
-use crate::options::StepEquilibration;
+use crate::options::{StepEquilibration, StepEquilibrationHessian};
 use crate::table::VariableTable;
 use casadi::{Function, Parallelization, MX, SX};
 
@@ -109,6 +109,8 @@ pub struct ChainOptions {
     pub step_equilibration: StepEquilibration,
     /// Its weight ρ_h (costs only).
     pub rho_h: f64,
+    /// How an L2 equilibration cost enters the Lagrangian Hessian.
+    pub equilibration_hessian: StepEquilibrationHessian,
     /// Write the sum of each interval's steps as Σ_n h_{k,n} − T/N = 0 (in time
     /// units) instead of Σ_n τ_{k,n} − 1 = 0: the same constraint scaled by T/N, but
     /// Ipopt's path differs (measured on a block yielding from rest: 1.7e-6 instead of
@@ -194,8 +196,9 @@ impl DcsElement {
         Ok(())
     }
 
-    /// `equilibrate(ind_prev, ind_next, h_prev, h_next) -> η (h_next − h_prev)`
-    /// (`tanh η` when `scaled`), from the switch indicator.
+    /// `equilibrate(ind_prev, ind_next, h_prev, h_next) -> (r, η)`: the residual
+    /// `r = η (h_next − h_prev)` and its weight η (`tanh η` when `scaled`), from the
+    /// switch indicator.
     fn equilibration_kernel(&self, scaled: bool) -> Result<Function> {
         let n_ind = self.element.sparsity_out(output::INDICATORS)?.nrow();
         let (ip, inx) = (SX::sym("ind_prev", n_ind), SX::sym("ind_next", n_ind));
@@ -204,11 +207,11 @@ impl DcsElement {
         if scaled {
             eta = eta.tanh();
         }
-        let r = eta * (&hn - &hp);
+        let r = &eta * &(&hn - &hp);
         Ok(Function::new(
             &format!("{}_equilibrate", self.name),
             &[("ind_prev", &ip), ("ind_next", &inx), ("h_prev", &hp), ("h_next", &hn)],
-            &[("r", &r)],
+            &[("r", &r), ("weight", &eta)],
         )?)
     }
 }
@@ -327,6 +330,17 @@ fn element_outputs(dcs: &DcsElement, e_count: usize, blocks: &[MX], boundary: &M
         .collect::<casadi::Result<_>>()?)
 }
 
+/// The L2 step-equilibration cost `ρ Σ (η_n Δh_n)²` with its exact value and
+/// gradient but, in the Hessian, only `2ρ Σ η_n² ∇Δh_n ∇Δh_nᵀ`: the curvature in the
+/// step sizes with the weights η_n frozen (a Gauss–Newton term, positive
+/// semidefinite). Written as `c − no_hess(q) + q` with `c` the exact cost under
+/// `no_hess` and `q = ρ Σ no_grad(η_n²) Δh_n²`, whose value equals `c`'s.
+fn gauss_newton_in_steps(cost: &MX, weight: &MX, dh: &MX, rho: f64) -> Result<MX> {
+    let frozen = weight.try_mul(weight)?.stop_diff(1)?;
+    let model = frozen.try_mul(&dh.try_mul(dh)?)?.sum() * rho;
+    Ok(cost.stop_diff(2)? + &model - model.stop_diff(2)?)
+}
+
 /// Bounds and labels of the elements' constraint rows.
 fn row_bounds(dcs: &DcsElement, e_count: usize) -> (Vec<f64>, Vec<f64>, Vec<String>) {
     let (mut lbg, mut ubg, mut labels) = (Vec::new(), Vec::new(), Vec::new());
@@ -362,12 +376,20 @@ fn step_equilibration(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, taus: 
         }
         mode @ (StepEquilibration::L2Relaxed | StepEquilibration::L2RelaxedScaled | StepEquilibration::Direct) => {
             let kernel = dcs.equilibration_kernel(mode == StepEquilibration::L2RelaxedScaled)?.map_with(next.len(), Parallelization::Serial)?;
-            let r = kernel.call(&[&pick(indicators, &prev)?, &pick(indicators, &next)?, &pick(hs, &prev)?, &pick(hs, &next)?])?.remove(0);
-            let r = column(&r)?;
+            let (h_prev, h_next) = (pick(hs, &prev)?, pick(hs, &next)?);
+            let out = kernel.call(&[&pick(indicators, &prev)?, &pick(indicators, &next)?, &h_prev, &h_next])?;
+            let r = column(&out[0])?;
             if mode == StepEquilibration::Direct {
-                Ok((MX::scalar(0.0), Some(r)))
-            } else {
-                Ok((r.dot(&r)? * rho, None))
+                return Ok((MX::scalar(0.0), Some(r)));
+            }
+            let cost = r.dot(&r)? * rho;
+            match opts.equilibration_hessian {
+                StepEquilibrationHessian::Exact => Ok((cost, None)),
+                StepEquilibrationHessian::GaussNewton => {
+                    let weight = column(&out[1])?;
+                    let dh = column(&(h_next - h_prev))?;
+                    Ok((gauss_newton_in_steps(&cost, &weight, &dh, rho)?, None))
+                }
             }
         }
     }

@@ -293,7 +293,7 @@ impl ElementGrid {
         let opts = &self.opts;
         let boundary0 = MX::vertcat(&[&inputs.x0, &self.first_boundary_duals(inputs)?])?;
         let chain_inputs = ChainInputs { boundary0, u: inputs.u.clone(), p: inputs.p.clone(), data: inputs.y_ref.clone(), t_final: inputs.t_final.clone(), t_grid: inputs.t_grid.clone() };
-        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: false };
+        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: opts.step_equilibration_hessian, sum_in_time_units: false };
         let c = assemble_chain(&self.dcs, &self.fe, chain_opts, table, w, &chain_inputs)?;
         let [theta, x_stage, path, primal, dual_end] = <[MX; 5]>::try_from(c.extras).map_err(|_| DiscretizationError::InvalidOption { name: "element kernel", reason: "expected five result outputs".into() })?;
         Ok(Assembly {

@@ -30,6 +30,6 @@ pub use chain::{assemble_chain, element_intervals, Chain, ChainInputs, ChainOpti
 pub use element::{ElementSizes, ElementTerms, PathPoints};
 pub use error::{DiscretizationError, Result};
 pub use grid::{end_state_offset, interval_sums, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
-pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
+pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration, StepEquilibrationHessian};
 pub use pairs::{complementarity_pairs, sliding_exit_pairs};
 pub use table::{Block, VariableTable};

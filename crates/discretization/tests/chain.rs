@@ -3,7 +3,7 @@
 //! first element, 1 after), checked row by row against hand-computed values.
 
 use casadi::{Function, MX, SX};
-use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, DcsElement, StepEquilibration, VariableTable};
+use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, DcsElement, StepEquilibration, StepEquilibrationHessian, VariableTable};
 
 /// The integrator element; `c` scales the control.
 fn kernel(name: &str, c: f64) -> Function {
@@ -39,17 +39,7 @@ fn integrator() -> DcsElement {
 fn a_dcs_of_its_own_is_chained_row_by_row() {
     // Two intervals with 2 and 3 elements over T = 2.
     let fe = [2usize, 3];
-    let mut table = VariableTable::default();
-    for (k, &c) in fe.iter().enumerate() {
-        for n in 0..c {
-            table.add("tau", Some(k), Some(n), &[0.0], &[1.0], &[1.0 / c as f64]);
-        }
-    }
-    for (k, &c) in fe.iter().enumerate() {
-        for n in 0..c {
-            table.add("x", Some(k), Some(n), &[-10.0], &[10.0], &[0.0]);
-        }
-    }
+    let table = tau_then_x(&fe);
     let w = MX::sym("w", table.len());
     let par = MX::sym("par", 3);
     let inputs = ChainInputs {
@@ -61,7 +51,7 @@ fn a_dcs_of_its_own_is_chained_row_by_row() {
         t_grid: MX::scalar(2.0),
     };
     let rho = 3.0;
-    let opts = ChainOptions { use_fesd: true, step_equilibration: StepEquilibration::L2Relaxed, rho_h: rho, sum_in_time_units: false };
+    let opts = ChainOptions { use_fesd: true, step_equilibration: StepEquilibration::L2Relaxed, rho_h: rho, equilibration_hessian: StepEquilibrationHessian::Exact, sum_in_time_units: false };
     let c = assemble_chain(&integrator(), &fe, opts, &table, &w, &inputs).unwrap();
     assert_eq!(c.row_labels[0], "element 0: x = b_in + 2 h u");
     assert_eq!(c.row_labels[4], "element 4: x = b_in + h u");
@@ -92,6 +82,58 @@ fn a_dcs_of_its_own_is_chained_row_by_row() {
     assert!((out[6][0] - want_cost).abs() < 1e-12, "equilibration cost {} vs {want_cost}", out[6][0]);
 }
 
+/// A table of τ blocks, then x blocks, for intervals of `fe[k]` elements.
+fn tau_then_x(fe: &[usize]) -> VariableTable {
+    let mut table = VariableTable::default();
+    for name in ["tau", "x"] {
+        for (k, &c) in fe.iter().enumerate() {
+            for n in 0..c {
+                let (lo, hi, guess) = if name == "tau" { (0.0, 1.0, 1.0 / c as f64) } else { (-10.0, 10.0, 0.0) };
+                table.add(name, Some(k), Some(n), &[lo], &[hi], &[guess]);
+            }
+        }
+    }
+    table
+}
+
+#[test]
+fn the_gauss_newton_equilibration_hessian_keeps_value_and_gradient() {
+    // One interval of three elements over T = N = 1 (h = τ): neighbours (0, 1), (1, 2),
+    // weights η = x_a x_b, cost ρ Σ (η Δh)².
+    let fe = [3usize];
+    let table = tau_then_x(&fe);
+    let w = MX::sym("w", table.len());
+    let inputs = ChainInputs { boundary0: MX::scalar(0.0), u: MX::zeros(1, 1), p: MX::zeros(0, 1), data: MX::zeros(0, 1), t_final: MX::scalar(1.0), t_grid: MX::scalar(1.0) };
+    let rho = 3.0;
+    let (tau, x) = ([0.2, 0.5, 0.3], [1.5, -2.0, 0.5]);
+    let wv: Vec<f64> = tau.iter().chain(&x).copied().collect();
+    let derivatives = |hessian: StepEquilibrationHessian| -> Vec<Vec<f64>> {
+        let opts = ChainOptions { use_fesd: true, step_equilibration: StepEquilibration::L2Relaxed, rho_h: rho, equilibration_hessian: hessian, sum_in_time_units: false };
+        let cost = assemble_chain(&integrator(), &fe, opts, &table, &w, &inputs).unwrap().equilibration_cost;
+        let grad = MX::gradient(&cost, &w).unwrap();
+        let hess = MX::hessian(&cost, &w).unwrap();
+        Function::new("d", &[("w", &w)], &[("f", &cost), ("g", &grad), ("h", &hess)]).unwrap().eval_dense(&[&wv]).unwrap()
+    };
+    let (exact, gn) = (derivatives(StepEquilibrationHessian::Exact), derivatives(StepEquilibrationHessian::GaussNewton));
+    let want_cost: f64 = [(0usize, 1usize), (1, 2)].iter().map(|&(a, b)| (x[a] * x[b] * (tau[b] - tau[a])).powi(2)).sum::<f64>() * rho;
+    assert!((exact[0][0] - want_cost).abs() < 1e-12 && (gn[0][0] - want_cost).abs() < 1e-12, "{} {} {want_cost}", exact[0][0], gn[0][0]);
+    assert!(exact[1].iter().zip(&gn[1]).all(|(a, b)| (a - b).abs() < 1e-12), "gradients {:?} vs {:?}", exact[1], gn[1]);
+    // Gauss–Newton: 2ρ η² (e_b − e_a)(e_b − e_a)ᵀ in the τ entries, nothing else.
+    let n = wv.len();
+    let mut want = vec![0.0; n * n];
+    for (a, b) in [(0usize, 1usize), (1, 2)] {
+        let c = 2.0 * rho * (x[a] * x[b]).powi(2);
+        for (i, si) in [(a, -1.0), (b, 1.0)] {
+            for (j, sj) in [(a, -1.0), (b, 1.0)] {
+                want[i * n + j] += c * si * sj;
+            }
+        }
+    }
+    assert!(gn[2].iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-12), "Gauss–Newton Hessian {:?}, expected {want:?}", gn[2]);
+    // The exact Hessian has the indicator entries the Gauss–Newton one drops.
+    assert!(exact[2][3 * n + 4].abs() > 1e-3 && gn[2][3 * n + 4] == 0.0);
+}
+
 #[test]
 fn a_wrong_kernel_or_table_is_refused_by_name() {
     let mut dcs = integrator();
@@ -99,7 +141,7 @@ fn a_wrong_kernel_or_table_is_refused_by_name() {
     let table = VariableTable::default();
     let w = MX::sym("w", 0);
     let inputs = ChainInputs { boundary0: MX::scalar(0.0), u: MX::zeros(1, 1), p: MX::zeros(0, 1), data: MX::zeros(0, 1), t_final: MX::scalar(1.0), t_grid: MX::scalar(1.0) };
-    let opts = ChainOptions { use_fesd: false, step_equilibration: StepEquilibration::HeuristicMean, rho_h: 1.0, sum_in_time_units: false };
+    let opts = ChainOptions { use_fesd: false, step_equilibration: StepEquilibration::HeuristicMean, rho_h: 1.0, equilibration_hessian: StepEquilibrationHessian::default(), sum_in_time_units: false };
     let err = assemble_chain(&dcs, &[1], opts, &table, &w, &inputs).err().expect("refused");
     assert!(err.to_string().contains("integrator") && err.to_string().contains("constraint rows"), "{err}");
     // A table without the element's block is refused too (not read as zeros).

@@ -76,7 +76,8 @@ fn element_grid(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<ElementGr
         path: ocp.path.iter().map(|c| (c.expr.clone(), c.at)).collect(),
         tracking: ocp.tracking.as_ref().map(|t| (t.expr.clone(), t.weight.clone())),
     };
-    Ok(ElementGrid::with_lowering(&ocp.model, &ocp.options.fesd, ocp.fe_counts(), &terms, lowering)?)
+    let fesd = if ocp.options.expand { ocp.options.fesd.for_expansion() } else { ocp.options.fesd.clone() };
+    Ok(ElementGrid::with_lowering(&ocp.model, &fesd, ocp.fe_counts(), &terms, lowering)?)
 }
 
 /// The parameter vector's layout: the model's p, then x0 when it is fixed, then the

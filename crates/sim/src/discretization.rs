@@ -110,6 +110,8 @@ impl FesdInterval {
 
     /// As [`FesdInterval::new`] with the DCS written by `lowering`.
     pub fn with_lowering(model: &PssModel, opts: &FesdOptions, lowering: &dyn SubsystemLowering) -> Result<FesdInterval> {
+        // The step is expanded into one SX graph below.
+        let opts = &opts.for_expansion();
         let grid = ElementGrid::with_lowering(model, opts, vec![opts.n_fe], &ElementTerms::default(), lowering)?;
         let s = grid.sizes();
         let (n_x, n_u, n_p) = (s.n_x, model.u.nrow(), model.p.nrow());

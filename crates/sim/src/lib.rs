@@ -28,7 +28,7 @@ mod plot;
 mod simulator;
 
 pub use discretization::{FesdInterval, Layout};
-pub use fesd_discretization::{complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration};
+pub use fesd_discretization::{complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration, StepEquilibrationHessian};
 pub use error::{Result, SimError};
 #[cfg(feature = "plot")]
 pub use plot::register_font;

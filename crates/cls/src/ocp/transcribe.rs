@@ -143,7 +143,7 @@ fn assemble(ocp: &ClsOcp) -> Result<Assembled> {
         t_final: MX::scalar(ocp.horizon),
         t_grid: MX::scalar(ocp.horizon),
     };
-    let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, sum_in_time_units: true };
+    let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: opts.step_equilibration_hessian, sum_in_time_units: true };
     let chain = assemble_chain(&dcs, &vec![n_fe; n], chain_opts, &table, &w, &inputs)?;
     Ok(Assembled { table, element_len: inner.n_w, w, par, q0, v0, p, chain, n_elements: n * n_fe })
 }
