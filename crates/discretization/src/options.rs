@@ -68,11 +68,13 @@ pub enum StepEquilibrationHessian {
     Exact,
     /// `2 ρ_h Σ_n η_n² ∇Δh_n ∇Δh_nᵀ`: the curvature in the step sizes with the weights
     /// frozen, a Gauss–Newton term (default). Measured on the voice-coil motor OCP
-    /// (`ocp_benchmark`, N = 30 / 60 / 120 / 240): Lagrangian Hessian nonzeros 904 /
-    /// 1 806 / … / 7 0xx instead of 6 9xx / … / 55 164, 222 / 356 / 511 / 510 Ipopt
-    /// iterations instead of 225 / 321 / 516 / 524, the same costs; N = 240 solved in
-    /// 15.6 instead of 30.6 s (per iteration 31 instead of 58 ms). Problems expanded
-    /// into one SX graph use `Exact` ([`FesdOptions::for_expansion`]).
+    /// (`ocp_benchmark`, N = 30 / 60 / 120 / 240, 2026-12-04): the homotopy NLP's
+    /// Hessian has 6 956 / 13 916 nonzeros at N = 120 / 240 instead of 27 564 /
+    /// 55 164 (and MUMPS factorizes a sparser KKT system); 222 / 356 / 511 / 510 Ipopt
+    /// iterations instead of 225 / 321 / 516 / 524, the same costs to 1e-6; 3.6 / 6.9
+    /// / 14.2 / 28.5 ms per iteration instead of 4.8 / 12.5 / 22.5 / 58, N = 240 in
+    /// 14.5 instead of 30.6 s. Problems expanded into one SX graph use `Exact`
+    /// ([`FesdOptions::for_expansion`]).
     #[default]
     GaussNewton,
 }
