@@ -6,9 +6,11 @@
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
 //! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …]
-//! [--homotopy key=value …] [--guess-by-simulation] <case> …]` (`-v`: Ipopt's output;
-//! `--ipopt`: an Ipopt option for every NLP of the homotopy; `--homotopy`: a field of
-//! `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`, `warm_start_duals=true`;
+//! [--homotopy key=value …] [--fesd key=value …] [--guess-by-simulation] <case> …]`
+//! (`-v`: Ipopt's output; `--ipopt`: an Ipopt option for every NLP of the homotopy;
+//! `--homotopy`: a field of `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`,
+//! `warm_start_duals=true`; `--fesd`: a field of the case's `FesdOptions`, e.g.
+//! `gamma_h=0.9`, `step_equilibration_hessian="Exact"`;
 //! `--guess-by-simulation`: start from a simulated guess; for experiments;
 //! `--expand`: `OcpOptions::expand`, the NLP as one SX graph evaluated by CasADi).
 //!
@@ -49,13 +51,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ipopt = Vec::new();
     let mut cases = Vec::new();
     let mut homotopy = serde_json::Map::new();
+    let mut fesd = serde_json::Map::new();
     let mut simulate_guess = false;
     let mut expand = false;
     let mut mpc_steps = 0;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
         if a == "-h" || a == "--help" {
-            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [case …]\ncases: {}", all.join(", "));
+            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [--fesd key=value …] [case …]\ncases: {}", all.join(", "));
             return Ok(());
         } else if a == "--" {
             continue;
@@ -63,6 +66,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let kv = rest.next().ok_or("--homotopy needs key=value")?;
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("--homotopy {kv}: expected key=value"))?;
             homotopy.insert(k.to_string(), serde_json::from_str(v)?);
+        } else if a == "--fesd" {
+            let kv = rest.next().ok_or("--fesd needs key=value")?;
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("--fesd {kv}: expected key=value"))?;
+            fesd.insert(k.to_string(), serde_json::from_str(v)?);
         } else if a == "--mpc" {
             mpc_steps = rest.next().ok_or("--mpc needs a number of re-solves")?.parse()?;
         } else if a == "--guess-by-simulation" {
@@ -91,6 +98,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
         ocp.options.expand = expand;
         ocp.options.homotopy = ocp.options.homotopy.with_fields(homotopy.clone())?;
+        if !fesd.is_empty() {
+            // The case's FESD options with the given fields replaced (unknown keys rejected).
+            let mut fields = match serde_json::to_value(&ocp.options.fesd)? {
+                serde_json::Value::Object(m) => m,
+                _ => return Err("FESD options serialize to an object".into()),
+            };
+            fields.extend(fesd.clone());
+            ocp.options.fesd = serde_json::from_value(serde_json::Value::Object(fields))?;
+        }
         let mut solver = OcpSolver::new(&ocp)?;
         if simulate_guess {
             let failed = solver.guess_by_simulation()?;
