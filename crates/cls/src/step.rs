@@ -128,9 +128,9 @@ impl ClsStep {
             t_final: t_int.clone(),
             t_grid: t_int,
         };
-        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: StepEquilibrationHessian::Exact, sum_in_time_units: true };
         // The exact equilibration Hessian: the step is expanded into one SX graph below
         // (see `FesdOptions::for_expansion`).
+        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: StepEquilibrationHessian::Exact, sum_in_time_units: true };
         let chain = assemble_chain(&dcs_element(&first, &inner)?, &[n_fe], chain_opts, &table, &w, &inputs)?;
         let vec = |m: &MX| m.reshape(m.numel(), 1);
         let r = &chain.equilibration_constraints;

@@ -333,8 +333,8 @@ fn element_outputs(dcs: &DcsElement, e_count: usize, blocks: &[MX], boundary: &M
 /// The L2 step-equilibration cost `ρ Σ (η_n Δh_n)²` with its exact value and
 /// gradient but, in the Hessian, only `2ρ Σ η_n² ∇Δh_n ∇Δh_nᵀ`: the curvature in the
 /// step sizes with the weights η_n frozen (a Gauss–Newton term, positive
-/// semidefinite). Written as `c − no_hess(q) + q` with `c` the exact cost under
-/// `no_hess` and `q = ρ Σ no_grad(η_n²) Δh_n²`, whose value equals `c`'s.
+/// semidefinite). Written as `no_hess(c) + q − no_hess(q)` with `c` the exact cost
+/// and `q = ρ Σ no_grad(η_n²) Δh_n²`: the value and gradient of `c`, the Hessian of `q`.
 fn gauss_newton_in_steps(cost: &MX, weight: &MX, dh: &MX, rho: f64) -> Result<MX> {
     let frozen = weight.try_mul(weight)?.stop_diff(1)?;
     let model = frozen.try_mul(&dh.try_mul(dh)?)?.sum() * rho;

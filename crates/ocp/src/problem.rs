@@ -175,7 +175,7 @@ pub struct OcpOptions {
     /// 1.5 s). The compiled kernels stay the default: their C is flat in N and is
     /// what an exported solver embeds; with the Gauss–Newton step-equilibration
     /// Hessian (`FesdOptions::step_equilibration_hessian`, since 2026-12-04) they
-    /// solve the motor at N = 240 in 15.6 s. An expanded problem uses the exact
+    /// solve the motor at N = 240 in 14.5–15.6 s. An expanded problem uses the exact
     /// equilibration Hessian (`FesdOptions::for_expansion`).
     pub expand: bool,
 }
