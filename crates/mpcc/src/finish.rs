@@ -17,6 +17,13 @@
 //!    keeps the smaller side of each biactive pair at zero makes complementarity
 //!    exact without certifying the point (stationarity `unknown`).
 //!
+//! A point still above comp_tol with more than one apparently biactive pair (a
+//! handover at large σ: both sides of such pairs near √σ) goes to that rounded branch
+//! NLP first, as in MPECopt: the TNLP would hold both sides of every such pair at zero
+//! and is degenerate there. At the branch NLP's solution (exact complementarity) the
+//! active set is read again; without biactive pairs it is S-stationary, otherwise the
+//! LPEC decides at once (no TNLP). The same holds after an LPEC branch change.
+//!
 //! Phase I comes first when the homotopy stopped above comp_tol (its point then tells
 //! no active set): a feasibility LPEC with every pair's side free looks for a branch
 //! feasible to first order near `w`; its NLP's solution starts the steps above, and
@@ -253,18 +260,36 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         Err(w) => return Some(Finished { w, report }),
     };
     let mut polished = false;
-    for _ in 0..=opts.max_branch_changes + 1 {
+    // w solves a branch NLP (exact complementarity, KKT of that branch).
+    let mut branch_solved = false;
+    for _ in 0..=opts.max_branch_changes + 2 {
         let Some(sides) = nlp.classify(&w, opts.active_set_tol) else {
             // Unidentified pairs: nothing to say unless phase I or an NLP ran.
             return (report.nlps > 0 || !report.phase_one.is_empty()).then_some(Finished { w, report });
         };
         report.biactive = sides.iter().filter(|s| **s == Side::Both).count();
+        // 0. Away from exact complementarity, several pairs look biactive (both sides
+        //    near √σ): a TNLP holding both sides of each at zero is degenerate (it fails
+        //    or crawls); the branch NLP keeping the smaller side at zero makes w exact,
+        //    and the active set is read again there.
+        if report.biactive > 1 && nlp.residual(&w)? > opts.comp_tol {
+            if let Some(x) = rounded_branch(nlp, &w, &sides, opts, unguarded, &mut report) {
+                (w, unguarded, branch_solved) = (x, false, true);
+                continue;
+            }
+        }
+        if branch_solved && report.biactive == 0 {
+            // Strict complementarity: the MPCC is that branch NLP near w.
+            report.stationarity = Stationarity::SStationary;
+            return Some(Finished { w, report });
+        }
         // 1. The TNLP at this active set. It can fail where it is degenerate (e.g. more
         //    equalities than variables at biactive pairs); the LPEC then decides at w.
+        //    Skipped at a branch NLP's solution, where the LPEC decides at once.
         let f0 = objective(nlp, &w)?;
         let mut guard = guard_at(nlp, &w, f0, unguarded)?;
-        let tnlp = nlp.solve(&sides, opts, opts.finish_max_iter, StartPoint::primal(w.clone()), &mut guard);
-        let mut tnlp_solved = false;
+        let tnlp = if branch_solved { None } else { nlp.solve(&sides, opts, opts.finish_max_iter, StartPoint::primal(w.clone()), &mut guard) };
+        let mut tnlp_solved = branch_solved;
         let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
         if let Some(sol) = tnlp {
             record(&mut report, opts, "tightened NLP", &sol);
@@ -326,8 +351,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
             report.stationarity = Stationarity::NotBStationary;
             return Some(Finished { w, report });
         }
-        w = sol.x;
-        unguarded = false;
+        (w, unguarded, branch_solved) = (sol.x, false, true);
     }
     Some(Finished { w, report })
 }

@@ -258,3 +258,33 @@ fn finish_nlps_out_of_iterations_are_resumed() {
     assert!((r.objective - 4.0).abs() < 1e-8 && (r.w[0] - 1.0).abs() < 1e-8 && r.w[1].abs() < 1e-8, "{:?} f = {}", r.w, r.objective);
     assert!(finish.iterations > 2, "{finish:?}");
 }
+
+/// Three copies of `two_branches`: min Σ (x_i − 1)² + (y_i − 1)² s.t.
+/// 0 ≤ x_i ⊥ y_i ≥ 0, from x = y = 0.5. Along the homotopy x_i = y_i = √σ, so a
+/// handover at σ = 1e-2 shows three pairs with both sides 0.1.
+fn three_symmetric_pairs() -> Mpcc {
+    let w = SX::sym("w", 6);
+    let (x, y) = (w.slice(0..3).unwrap(), w.slice(3..6).unwrap());
+    let f = ((&x - 1.0).powf(2.0) + (&y - 1.0).powf(2.0)).sum();
+    let mut m = Mpcc::new(w, f, x, y);
+    m.w0 = vec![0.5; 6];
+    m
+}
+
+#[test]
+fn several_apparently_biactive_pairs_are_rounded_before_any_tightened_nlp() {
+    // Handed over at σ = 1e-2, every pair looks biactive. The TNLP would hold all six
+    // sides at zero (f = 6, not stationary: an LPEC and a branch NLP follow); the
+    // branch NLP with the smaller side of each pair at zero reaches a solution with
+    // f = 3 at once, strictly complementary, hence S-stationary.
+    let opts = HomotopyOptions { finish_handover: 2e-2, ..HomotopyOptions::scholtes_direct() };
+    let r = MpccSolver::new(&three_symmetric_pairs(), opts).unwrap().solve();
+    let finish = r.finish.clone().expect("finish report");
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    assert_eq!(r.steps.len(), 3, "σ = 1, 0.1, 1e-2, then the handover");
+    assert_eq!(finish.stationarity, Stationarity::SStationary, "{finish:?}");
+    assert_eq!((finish.nlps, finish.biactive, finish.branch_changes), (1, 0, 0), "{finish:?}");
+    assert!((r.objective - 3.0).abs() < 1e-10 && r.comp_residual <= 1e-14, "f = {}, comp {:e}", r.objective, r.comp_residual);
+    let on_a_branch = |(x, y): (&f64, &f64)| x.min(*y).abs() < 1e-10 && (x.max(*y) - 1.0).abs() < 1e-8;
+    assert!(r.w[..3].iter().zip(&r.w[3..]).all(on_a_branch), "{:?}", r.w);
+}
