@@ -15,6 +15,10 @@ use fesd::cls::{ClsSimulator, ClsSimulatorOptions};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: ball_on_plane [output directory, default .]");
+        return Ok(());
+    }
     let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     let (eps, mu) = (0.5, 0.3);
     let opts = ClsSimulatorOptions { step: 0.05, n_steps: 50, ..Default::default() };

@@ -10,6 +10,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: friction_blocks [output directory, default .]");
+        return Ok(());
+    }
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     let mut opts = SimulatorOptions { step: 5.0 / 120.0, n_steps: 120, ..Default::default() };
     opts.fesd.n_s = 2;

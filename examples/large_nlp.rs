@@ -11,6 +11,10 @@ use fesd::nlp::CompiledNlp;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: large_nlp [number of unknowns, default 10000]");
+        return Ok(());
+    }
     let n: usize = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(10_000);
     if n < 2 {
         return Err("n must be at least 2".into());

@@ -9,6 +9,10 @@ use fesd::sim::{models, Simulator, SimulatorOptions};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: oscillator [output directory, default .]");
+        return Ok(());
+    }
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     let t_end = std::f64::consts::FRAC_PI_2;
     let n_steps = 29;

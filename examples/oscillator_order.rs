@@ -63,6 +63,10 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: oscillator_order [output PNG, default oscillator_order.png]");
+        return Ok(());
+    }
     let out = std::env::args().nth(1).unwrap_or_else(|| "oscillator_order.png".into());
     let t_end = std::f64::consts::FRAC_PI_2;
     let floor = 1e-10;

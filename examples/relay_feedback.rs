@@ -8,6 +8,10 @@ use fesd::sim::{models, Simulator, SimulatorOptions};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: relay_feedback [output directory, default .]");
+        return Ok(());
+    }
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     let mut opts = SimulatorOptions { step: 10.0 / 200.0, n_steps: 200, ..Default::default() };
     opts.fesd.n_s = 2;

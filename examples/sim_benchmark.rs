@@ -54,6 +54,10 @@ fn report(name: &str, r: &SimulationResult, best: f64) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "-h" || a == "--help") {
+        println!("usage: sim_benchmark [repeats, default 3] [exit=1]");
+        return Ok(());
+    }
     let exit = std::env::args().any(|a| a == "exit=1");
     let repeats: usize = std::env::args().skip(1).find(|a| a != "exit=1").map(|s| s.parse()).transpose()?.unwrap_or(3);
 

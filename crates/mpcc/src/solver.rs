@@ -332,6 +332,19 @@ impl MpccSolver {
         true
     }
 
+    /// Makes the next solve start from `w0` with the multipliers of the latest solve's
+    /// last successful homotopy NLP (the simulator's next step: the same problem
+    /// shifted in time, whose active set mostly goes on), at σ = `warm_sigma_0`
+    /// as in [`MpccSolver::warm_start_from_last_solve`]. False (a primal start from
+    /// `w0` then) if no solve has produced such a point.
+    pub fn set_initial_guess_with_last_duals(&mut self, w0: &[f64]) -> Result<bool> {
+        self.set_initial_guess(w0)?;
+        let Some(mut sol) = self.last_point.clone() else { return Ok(false) };
+        sol.x[..self.n_w].copy_from_slice(w0);
+        self.warm_start = Some(sol);
+        Ok(true)
+    }
+
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {
         let kernel = self.compiled.extra(&format!("{MODULE}_report"));
         let mut f = [f64::NAN];
@@ -505,9 +518,12 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
     ipopt.set_reuse_hessian_perturbation(opts.reuse_hessian_perturbation);
     let mut warm = ipopt.clone();
     warm.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9);
-    for solver in [&mut ipopt, &mut warm] {
+    for (solver, warm_start) in [(&mut ipopt, false), (&mut warm, true)] {
         for (k, v) in &opts.ipopt {
-            solver.set_option(k, v.clone());
+            // A start with multipliers is a warm start whatever the options say.
+            if !(warm_start && k == "warm_start_init_point") {
+                solver.set_option(k, v.clone());
+            }
         }
         solver.validate_options()?;
     }

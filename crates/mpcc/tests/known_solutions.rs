@@ -69,3 +69,21 @@ fn every_relaxation_and_steering_finds_the_s_stationary_point() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
+    // The multipliers of the last solve with a new primal start (the simulator's next
+    // piece): before any solve there are none; after one, the same solution again
+    // in fewer Ipopt iterations than from the primal start alone.
+    let mpcc = nosbench::read_file(&data("two_branches.json")).unwrap();
+    let opts = HomotopyOptions { warm_sigma_0: 1e-9, ..HomotopyOptions::scholtes_direct() };
+    let mut solver = MpccSolver::new(&mpcc, opts).unwrap();
+    assert!(!solver.set_initial_guess_with_last_duals(&mpcc.w0).unwrap());
+    let cold = solver.solve();
+    assert!(cold.status.is_converged() && (cold.objective - 4.0).abs() < 1e-8, "{:?} {}", cold.status, cold.objective);
+    assert!(solver.set_initial_guess_with_last_duals(&cold.w).unwrap());
+    let warm = solver.solve();
+    assert!(warm.status.is_converged() && (warm.objective - cold.objective).abs() < 1e-8);
+    assert!(warm.steps[0].sigma <= 1e-9 && warm.total_iterations < cold.total_iterations, "{} vs {}", warm.total_iterations, cold.total_iterations);
+    assert!(solver.set_initial_guess_with_last_duals(&[1.0]).is_err(), "a start of the wrong length is refused");
+}

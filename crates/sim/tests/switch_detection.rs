@@ -191,3 +191,72 @@ fn a_switch_just_after_a_step_boundary_gets_a_piece_of_its_own() {
     assert!(plain.steps.iter().any(|s| s.halved), "without the cut no piece was halved");
     assert!(aligned.wasted_iterations() < plain.wasted_iterations(), "{} vs {}", aligned.wasted_iterations(), plain.wasted_iterations());
 }
+
+#[test]
+fn the_previous_multipliers_start_pieces_where_the_active_set_goes_on() {
+    // The oscillator (switch at t = 1, exact solution known), with and without the
+    // multiplier warm start: the same trajectory, fewer Ipopt iterations, and the
+    // pieces started with multipliers converge in a few iterations each.
+    let t_end = std::f64::consts::FRAC_PI_2;
+    let run = |warm_start_duals: bool| {
+        let mut o = SimulatorOptions { step: t_end / 29.0, n_steps: 29, warm_start_duals, ..Default::default() };
+        o.fesd.n_s = 3;
+        Simulator::new(&models::oscillator().unwrap(), o).unwrap().simulate(&models::oscillator_x0(), &[], &[]).unwrap()
+    };
+    let (plain, warm) = (run(false), run(true));
+    assert!(plain.completed && warm.completed);
+    let exact = models::oscillator_exact(t_end);
+    for r in [&plain, &warm] {
+        let err = r.x_final().iter().zip(&exact).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-5, "x(T) error {err:e}");
+        assert!((r.switch_times[0] - 1.0).abs() < 1e-6, "switch at {}", r.switch_times[0]);
+    }
+    let d = plain.x_final().iter().zip(warm.x_final()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(d < 1e-8, "the two runs end {d:e} apart");
+    assert!(plain.steps.iter().all(|s| s.attempts.iter().all(|a| !a.with_duals)));
+    let with_duals: Vec<_> = warm.steps.iter().filter_map(|s| s.attempts.first().filter(|a| a.with_duals)).collect();
+    assert!(with_duals.len() >= warm.steps.len() / 2, "{} of {} pieces", with_duals.len(), warm.steps.len());
+    assert!(with_duals.iter().all(|a| a.status.is_converged()), "{with_duals:?}");
+    let quick = with_duals.iter().filter(|a| a.iterations <= 4).count();
+    assert!(5 * quick >= 4 * with_duals.len(), "{quick} of {} in at most 4 iterations", with_duals.len());
+    assert!(2 * warm.total_iterations() < 3 * plain.total_iterations() / 2, "{} vs {}", warm.total_iterations(), plain.total_iterations());
+}
+
+/// The README's four quadrants: constant velocities per quadrant, from (1, 2) the
+/// state crosses x1 = 0 at t = 1, x2 = 0 at t = 2 and x1 = 0 at t = 3 — with steps
+/// of 0.1 or 1/16, exactly on step boundaries.
+fn readme_quadrants() -> fesd_model::PssModel {
+    use casadi::SX;
+    use fesd_model::{PssModel, RegionSet, Subsystem};
+    let x = SX::sym("x", 2);
+    let quadrant = |right: bool, up: bool| {
+        let side = |j: usize, pos: bool| if pos { RegionSet::Positive(j) } else { RegionSet::negative(j) };
+        RegionSet::Intersection(vec![side(0, right), side(1, up)])
+    };
+    let regions = vec![quadrant(true, true), quadrant(false, true), quadrant(false, false), quadrant(true, false)];
+    let f = [(-1.0, -0.5), (-1.0, -1.5), (1.0, -1.0), (1.0, 1.0)].iter().map(|&(a, b)| SX::from_slice(&[a, b])).collect();
+    PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(x, regions, f))
+}
+
+#[test]
+fn a_switch_exactly_at_a_step_boundary_starts_the_next_piece_in_the_new_region() {
+    // A state within the switch prediction's resolution of a switching surface at a
+    // piece's start: its boundary duals are zeroed, so the first element may take the
+    // new region. Before, these runs stopped (step 0.1 with multiplier warm starts:
+    // at t = 2.003; step 1/16 without: in the last quadrant).
+    for step in [0.1, 0.0625] {
+        for warm_start_duals in [false, true] {
+            let n_steps = (3.5f64 / step).round() as usize;
+            let mut o = SimulatorOptions { step, n_steps, warm_start_duals, ..Default::default() };
+            o.fesd.representation = Representation::Step;
+            let r = Simulator::new(&readme_quadrants(), o).unwrap().simulate(&[1.0, 2.0], &[], &[]).unwrap();
+            assert!(r.completed, "step {step}, duals {warm_start_duals}");
+            assert_eq!(r.switch_times.len(), 3, "step {step}, duals {warm_start_duals}: {:?}", r.switch_times);
+            for (t, exact) in r.switch_times.iter().zip([1.0, 2.0, 3.0]) {
+                assert!((t - exact).abs() < 1e-8, "step {step}, duals {warm_start_duals}: switch at {t}");
+            }
+            let xf = r.x_final();
+            assert!((xf[0] - 0.5).abs() < 1e-7 && (xf[1] + 0.5).abs() < 1e-7, "x(3.5) = {xf:?}");
+        }
+    }
+}

@@ -159,7 +159,7 @@ impl MpccSolver {
         let (mut last_mu, mut travelled, mut ran_away) = (f64::NAN, 0.0, false);
         let mut stagnation = Stagnation::new(self.opts.stagnation_window, early_level);
         let (started, first_iteration) = (run.started, &mut run.first_iteration);
-        let mut stall = Stall::new(self.opts.stall_iterations, self.opts.stall_step);
+        let mut stall = Stall::new(self.opts.stall_iterations, self.opts.stall_step, self.opts.stall_warmup);
         let mut observe = |info: &ipopt::IterationInfo| {
             last_mu = info.mu;
             first_iteration.get_or_insert_with(|| started.elapsed());
@@ -389,33 +389,25 @@ impl Stagnation {
     }
 }
 
-/// Short steps count toward a stall from this iteration on: a start far from
-/// feasibility takes short steps first, cut by the fraction-to-the-boundary rule (a
-/// simulation step from 20 m/s with all stage states at the start: α_pr 6e-4 to 4e-2
-/// in its first 6 iterations, then converged). Counting from iteration 1 / 10 with 6
-/// steps below 0.05: relay 3 055 / 3 050 Ipopt iterations, friction blocks 1 677 /
-/// 1 649; counting only backtracked steps (more than one line-search trial): 3 103 /
-/// 1 664.
-const STALL_WARMUP: usize = 10;
-
 /// Counts Ipopt's consecutive short primal steps (`alpha_pr < step`); see
 /// [`HomotopyOptions::stall_iterations`].
 struct Stall {
     limit: usize,
     step: f64,
+    warmup: usize,
     short: usize,
     stopped: bool,
 }
 
 impl Stall {
-    fn new(limit: usize, step: f64) -> Self {
-        Stall { limit, step, short: 0, stopped: false }
+    fn new(limit: usize, step: f64, warmup: usize) -> Self {
+        Stall { limit, step, warmup, short: 0, stopped: false }
     }
 
-    /// True once the last `limit` iterations, from iteration `STALL_WARMUP` on, all
-    /// took primal steps shorter than `step` (never when `limit` is 0).
+    /// True once the last `limit` iterations, from iteration `warmup` on, all took
+    /// primal steps shorter than `step` (never when `limit` is 0).
     fn observe(&mut self, info: &ipopt::IterationInfo) -> bool {
-        self.short = if info.iter >= STALL_WARMUP && info.alpha_pr < self.step { self.short + 1 } else { 0 };
+        self.short = if info.iter >= self.warmup && info.alpha_pr < self.step { self.short + 1 } else { 0 };
         self.stopped = self.limit > 0 && self.short >= self.limit;
         self.stopped
     }
@@ -452,7 +444,7 @@ fn is_budget_exhausted(status: ipopt::ApplicationReturnStatus) -> bool {
 
 #[cfg(test)]
 mod stagnation_tests {
-    use super::{Stagnation, Stall, STALL_WARMUP};
+    use super::{Stagnation, Stall};
 
     fn info(objective: f64, inf_du: f64) -> ipopt::IterationInfo {
         ipopt::IterationInfo {
@@ -487,16 +479,17 @@ mod stagnation_tests {
     #[test]
     fn a_stall_is_a_run_of_short_steps_after_the_warm_up() {
         let step = |iter: usize, alpha_pr: f64| ipopt::IterationInfo { iter, alpha_pr, ..info(1.0, 0.0) };
-        let mut s = Stall::new(3, 0.05);
+        let warmup = 10;
+        let mut s = Stall::new(3, 0.05, warmup);
         // Short steps during the warm-up do not count.
-        assert!((0..STALL_WARMUP).all(|k| !s.observe(&step(k, 1e-3))));
-        let k = STALL_WARMUP;
+        assert!((0..warmup).all(|k| !s.observe(&step(k, 1e-3))));
+        let k = warmup;
         // Two short steps, a long one (the count restarts), then three short ones.
         assert!(!s.observe(&step(k, 1e-3)) && !s.observe(&step(k + 1, 0.01)) && !s.observe(&step(k + 2, 0.5)));
         assert!(!s.observe(&step(k + 3, 0.04)) && !s.observe(&step(k + 4, 0.04)));
         assert!(s.observe(&step(k + 5, 0.04)) && s.stopped);
         // Off with a limit of 0.
-        let mut off = Stall::new(0, 0.05);
+        let mut off = Stall::new(0, 0.05, 0);
         assert!((0..30).all(|k| !off.observe(&step(k, 1e-6))));
     }
 }
