@@ -32,4 +32,4 @@ pub use fesd_discretization::{complementarity_pairs, sliding_exit_pairs, CrossCo
 pub use error::{Result, SimError};
 #[cfg(feature = "plot")]
 pub use plot::register_font;
-pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};
+pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport, DUAL_START_AFTER, DUAL_START_STALL};

@@ -348,14 +348,14 @@ struct Plan {
 
 /// The stall rule of a start with multipliers: (short steps, counted from this Ipopt
 /// iteration), see `SimulatorOptions::warm_start_duals`.
-const DUAL_START_STALL: (usize, usize) = (3, 4);
+pub const DUAL_START_STALL: (usize, usize) = (3, 4);
 
 /// A piece whose successful attempt took more Ipopt iterations than this was near a
 /// change of its active set: the next piece starts without its multipliers.
 /// Measured with 20 / no limit: relay 2 323 (272 wasted) / 2 323 (272), friction
 /// blocks 903 (15) / 911 (60); at 6 the friction blocks never start with multipliers
 /// (a start without them takes ~12 iterations): 1 476.
-const DUAL_START_AFTER: usize = 20;
+pub const DUAL_START_AFTER: usize = 20;
 
 /// A switch predicted within this fraction of a piece's length after its start (the
 /// bisection of `predict_switch_time` resolves 1e-3) is at the start.
