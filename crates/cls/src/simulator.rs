@@ -313,7 +313,10 @@ impl ClsSimulator {
             let mut h = self.opts.homotopies[0].clone();
             (h.stall_iterations, h.stall_warmup) = DUAL_START_STALL;
             self.solver.set_options(h)?;
-            self.solver.set_initial_guess_with_last_duals(guess)?;
+            match self.solver.dual_start() {
+                Some(d) => self.solver.set_initial_guess_with_duals(guess, &d)?,
+                None => self.solver.set_initial_guess(guess)?,
+            }
             let r = self.solver.solve();
             report.attempts += 1;
             report.iterations += r.total_iterations;

@@ -51,7 +51,7 @@ mod solver;
 pub use error::{MpccError, Result};
 pub use options::{HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 pub use problem::Mpcc;
-pub use result::{FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
+pub use result::{DualStart, FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;
 /// Compiler settings and build timings of the kernels, as the solvers take and report them.
 pub use fesd_codegen::CompileOptions;

@@ -187,3 +187,9 @@ pub struct MpccResult {
     #[serde(default)]
     pub finish: Option<FinishReport>,
 }
+
+/// A primal-dual point of an [`MpccSolver`](crate::MpccSolver)'s relaxed NLP, kept to
+/// start a later solve of the same problem with its multipliers
+/// ([`MpccSolver::set_initial_guess_with_duals`](crate::MpccSolver::set_initial_guess_with_duals)).
+#[derive(Clone, Debug)]
+pub struct DualStart(pub(crate) ipopt::Solution);

@@ -8,7 +8,7 @@ use crate::options::{HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
-use crate::result::{HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
+use crate::result::{DualStart, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 use casadi::Kind;
 use fesd_codegen::CompileOptions;
 use fesd_nlp::BuildReport;
@@ -332,17 +332,27 @@ impl MpccSolver {
         true
     }
 
-    /// Makes the next solve start from `w0` with the multipliers of the latest solve's
-    /// last successful homotopy NLP (the simulator's next step: the same problem
-    /// shifted in time, whose active set mostly goes on), at σ = `warm_sigma_0`
-    /// as in [`MpccSolver::warm_start_from_last_solve`]. False (a primal start from
-    /// `w0` then) if no solve has produced such a point.
-    pub fn set_initial_guess_with_last_duals(&mut self, w0: &[f64]) -> Result<bool> {
+    /// The primal-dual point of the latest solve's last successful homotopy NLP, to
+    /// start a later solve of the same problem from new primal values with its
+    /// multipliers ([`MpccSolver::set_initial_guess_with_duals`]); `None` before any
+    /// NLP succeeded.
+    pub fn dual_start(&self) -> Option<DualStart> {
+        self.last_point.clone().map(DualStart)
+    }
+
+    /// Makes the next solve start from `w0` with the multipliers of `duals` (from
+    /// [`MpccSolver::dual_start`] of this solver: the simulator's next piece, the
+    /// same problem shifted in time, whose active set mostly goes on), at σ =
+    /// `warm_sigma_0` as in [`MpccSolver::warm_start_from_last_solve`]. An error if
+    /// `w0` or `duals` do not fit this problem.
+    pub fn set_initial_guess_with_duals(&mut self, w0: &[f64], duals: &DualStart) -> Result<()> {
         self.set_initial_guess(w0)?;
-        let Some(mut sol) = self.last_point.clone() else { return Ok(false) };
+        let mut sol = duals.0.clone();
+        check_len("duals", &sol.x, self.ipopt.structure().x_l.len())?;
+        check_len("duals (constraint multipliers)", &sol.mult_g, self.ipopt.structure().g_l.len())?;
         sol.x[..self.n_w].copy_from_slice(w0);
         self.warm_start = Some(sol);
-        Ok(true)
+        Ok(())
     }
 
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {

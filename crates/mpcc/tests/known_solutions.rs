@@ -78,12 +78,21 @@ fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
     let mpcc = nosbench::read_file(&data("two_branches.json")).unwrap();
     let opts = HomotopyOptions { warm_sigma_0: 1e-9, ..HomotopyOptions::scholtes_direct() };
     let mut solver = MpccSolver::new(&mpcc, opts).unwrap();
-    assert!(!solver.set_initial_guess_with_last_duals(&mpcc.w0).unwrap());
+    assert!(solver.dual_start().is_none());
     let cold = solver.solve();
     assert!(cold.status.is_converged() && (cold.objective - 4.0).abs() < 1e-8, "{:?} {}", cold.status, cold.objective);
-    assert!(solver.set_initial_guess_with_last_duals(&cold.w).unwrap());
+    let duals = solver.dual_start().expect("a solved NLP");
+    solver.set_initial_guess_with_duals(&cold.w, &duals).unwrap();
     let warm = solver.solve();
     assert!(warm.status.is_converged() && (warm.objective - cold.objective).abs() < 1e-8);
     assert!(warm.steps[0].sigma <= 1e-9 && warm.total_iterations < cold.total_iterations, "{} vs {}", warm.total_iterations, cold.total_iterations);
-    assert!(solver.set_initial_guess_with_last_duals(&[1.0]).is_err(), "a start of the wrong length is refused");
+    assert!(solver.set_initial_guess_with_duals(&[1.0], &duals).is_err(), "a start of the wrong length is refused");
+    // Multipliers of another problem are refused by their size.
+    let other = nosbench::read_file(&data("quadratic_cubic.json")).unwrap();
+    let mut other_solver = MpccSolver::new(&other, HomotopyOptions::scholtes_direct()).unwrap();
+    assert!(other_solver.solve().status.is_converged());
+    let foreign = other_solver.dual_start().unwrap();
+    let size = |s: &MpccSolver| (s.nlp_structure().x_l.len(), s.nlp_structure().g_l.len());
+    assert_ne!(size(&other_solver), size(&solver));
+    assert!(solver.set_initial_guess_with_duals(&cold.w, &foreign).is_err());
 }

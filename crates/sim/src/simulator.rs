@@ -5,7 +5,7 @@ use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
 use fesd_discretization::FesdOptions;
 use fesd_model::{PssModel, SubsystemLowering};
-use fesd_mpcc::{HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{DualStart, HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -584,6 +584,8 @@ pub struct SimState {
     primal0: Vec<f64>,
     /// The last step's solution, the next step's initial guess.
     guess: Vec<f64>,
+    /// Its primal-dual point (`SimulatorOptions::warm_start_duals`).
+    duals: Option<DualStart>,
     steps_done: usize,
     /// Per tier of `homotopies`: (attempts, successes) on pieces that could still be
     /// halved, for [`SimulatorOptions::skip_unproductive_tiers`].
@@ -704,7 +706,7 @@ impl Simulator {
         neutral: &[f64],
         may_halve: bool,
         neutral_first: bool,
-        dual_start: bool,
+        duals: Option<&DualStart>,
         record: &mut [(usize, usize)],
         res: &mut SimulationResult,
     ) -> Result<(MpccResult, Vec<Attempt>)> {
@@ -719,7 +721,7 @@ impl Simulator {
             let mut h = first.h.clone();
             h.max_iter = self.opts.neutral_start_max_iter;
             let neutral = Plan { tier: first.tier, h, start: Start::Neutral };
-            if dual_start {
+            if duals.is_some() {
                 first.start = Start::PreviousWithDuals;
                 (first.h.stall_iterations, first.h.stall_warmup) = DUAL_START_STALL;
             }
@@ -732,9 +734,10 @@ impl Simulator {
             match start {
                 Start::Neutral => self.solver.set_initial_guess(neutral)?,
                 Start::Previous => self.solver.set_initial_guess(guess)?,
-                Start::PreviousWithDuals => {
-                    self.solver.set_initial_guess_with_last_duals(guess)?;
-                }
+                Start::PreviousWithDuals => match duals {
+                    Some(d) => self.solver.set_initial_guess_with_duals(guess, d)?,
+                    None => self.solver.set_initial_guess(guess)?,
+                },
             }
             let neutral_start = start == Start::Neutral;
             let this = self.solver.solve();
@@ -906,6 +909,7 @@ impl Simulator {
         Ok(SimState {
             t: 0.0,
             x: x0.to_vec(),
+            duals: None,
             primal0: vec![],
             lambda0,
             guess: self.interval.initial_guess(x0),
@@ -987,8 +991,9 @@ impl Simulator {
             let neutral_first = t_switch.is_some() || nearly_biactive || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
             let (res, record) = (&mut state.result, &mut state.tier_record);
             // The previous piece's multipliers fit where the active set goes on.
-            let dual_start = self.opts.warm_start_duals && !neutral_first && res.steps.last().is_some_and(|s| self.active_set_went_on(s, &res.switch_times));
-            let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, dual_start, record, res)?;
+            let went_on = !neutral_first && res.steps.last().is_some_and(|s| self.active_set_went_on(s, &res.switch_times));
+            let duals = state.duals.as_ref().filter(|_| self.opts.warm_start_duals && went_on);
+            let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, duals, record, res)?;
             let converged = r.status.is_converged();
             let report = step_report(k, state.t, len, depth, &r, tries);
             res.steps.push(StepReport { switch_predicted: t_switch.is_some(), predicted_switch: t_switch, aligned_to_switch: aligned, ..report });
@@ -1004,6 +1009,7 @@ impl Simulator {
             (state.lambda0, state.primal0) = self.record(res, &r.w, &params, &mut state.t)?;
             state.x = res.x.last().cloned().unwrap_or_default();
             state.guess = r.w.clone();
+            state.duals = if converged { self.solver.dual_start() } else { None };
             if !converged {
                 res.completed = false;
                 all_converged = false;
