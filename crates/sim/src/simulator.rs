@@ -123,14 +123,16 @@ pub struct SimulatorOptions {
     /// short steps; the neutral start follows as before. Measured Ipopt iterations
     /// (wasted in failed attempts) without / with: oscillator 257 / 151, relay
     /// 2 900 (237) / 2 323 (272), friction blocks 1 476 (15) / 903 (15) — the
-    /// relay's waste stays, but its share grows to 11.7 % of the smaller total: 15
+    /// relay's waste stays, but its share grows to 11.7 % of the smaller total: 9
     /// starts with multipliers fail at sliding episodes the switch prediction does
-    /// not see, ~8 iterations each. Also measured: bound pushes 1e-9 / 1e-3 (relay
+    /// not see, ~11 iterations each. Also measured: bound pushes 1e-9 / 1e-3 (relay
     /// 2 421 / 2 452, friction blocks 1 058 / 1 226, before the other changes), the
     /// stall rule of the other starts (relay 2 434), multipliers also at predicted
-    /// switches (relay 745 wasted), a cap of 6–12 iterations on such starts (the
-    /// friction blocks' pieces are then halved: 1 700–2 100), no start with
-    /// multipliers for a few pieces after one failed (relay 2 364–2 462, 256 wasted).
+    /// switches (relay 745 wasted), a cap of 8–10 iterations on such starts (relay
+    /// 2 314–2 324 with 261–263 wasted; 5 sends friction pieces to halving: 1 002),
+    /// the start without multipliers kept before or after the neutral one (relay
+    /// 2 260 / 2 353 with 315 / 302 wasted), no start with multipliers for a few
+    /// pieces after one failed (relay 2 364–2 462, 256 wasted).
     pub warm_start_duals: bool,
     /// Ipopt's `max_iter` for an attempt from the neutral guess (default 45, the
     /// first tier allows others 30): from the neutral guess a piece takes 11–30
