@@ -115,23 +115,24 @@ pub struct SimulatorOptions {
     pub skip_unproductive_tiers: bool,
     /// Start the first attempt on a piece from the active-set guess together with
     /// the previous solve's multipliers (an Ipopt warm start, bound pushes 1e-6)
-    /// where no switch is predicted and the active set went on through the previous
+    /// where no switch is predicted, the active set went on through the previous
     /// piece (it converged from the previous solution in at most 20 Ipopt iterations
-    /// and recorded no switch) (default true): such a piece converges in 2–4 Ipopt
-    /// iterations instead of ~12. A start with multipliers converges quickly or not
-    /// at all, so its stall rule counts from Ipopt's 4th iteration and stops after 3
-    /// short steps; the neutral start follows as before. Measured Ipopt iterations
-    /// (wasted in failed attempts) without / with: oscillator 257 / 151, relay
-    /// 2 900 (237) / 2 323 (272), friction blocks 1 476 (15) / 903 (15) — the
-    /// relay's waste stays, but its share grows to 11.7 % of the smaller total: 9
-    /// starts with multipliers fail at sliding episodes the switch prediction does
-    /// not see, ~11 iterations each. Also measured: bound pushes 1e-9 / 1e-3 (relay
-    /// 2 421 / 2 452, friction blocks 1 058 / 1 226, before the other changes), the
-    /// stall rule of the other starts (relay 2 434), multipliers also at predicted
-    /// switches (relay 745 wasted), a cap of 8–10 iterations on such starts (relay
-    /// 2 314–2 324 with 261–263 wasted; 5 sends friction pieces to halving: 1 002),
-    /// the start without multipliers kept before or after the neutral one (relay
-    /// 2 260 / 2 353 with 315 / 302 wasted), no start with multipliers for a few
+    /// and recorded no switch) and no switching surface is within reach (no inactive
+    /// dual reaches zero within 2 piece lengths at its current rate) (default true):
+    /// such a piece converges in 2–4 Ipopt iterations instead of ~12. A start with
+    /// multipliers converges quickly or not at all, so its stall rule counts from
+    /// Ipopt's 4th iteration and stops after 3 short steps; the neutral start follows
+    /// as before. Measured Ipopt iterations (wasted in failed attempts) without /
+    /// with: oscillator 257 / 195, relay 2 900 (237) / 2 376 (229), friction blocks
+    /// 1 476 (15) / 1 066 (15). Without the reach rule (relay 2 323 (272), friction
+    /// blocks 903 (15)) the relay's starts with multipliers failed 9 times at sliding
+    /// episodes the switch prediction does not see. Also measured: bound pushes 1e-9 /
+    /// 1e-3 (relay 2 421 / 2 452, friction blocks 1 058 / 1 226, before the other
+    /// changes), the stall rule of the other starts (relay 2 434), multipliers also at
+    /// predicted switches (relay 745 wasted), a cap of 8–10 iterations on such starts
+    /// (relay 2 314–2 324 with 261–263 wasted; 5 sends friction pieces to halving:
+    /// 1 002), the start without multipliers kept before or after the neutral one
+    /// (relay 2 260 / 2 353 with 315 / 302 wasted), no start with multipliers for a few
     /// pieces after one failed (relay 2 364–2 462, 256 wasted).
     pub warm_start_duals: bool,
     /// Ipopt's `max_iter` for an attempt from the neutral guess (default 45, the
@@ -358,6 +359,14 @@ pub const DUAL_START_STALL: (usize, usize) = (3, 4);
 /// blocks 903 (15) / 911 (60); at 6 the friction blocks never start with multipliers
 /// (a start without them takes ~12 iterations): 1 476.
 pub const DUAL_START_AFTER: usize = 20;
+
+/// See [`Simulator::surface_within_reach`]. Measured Ipopt iterations (wasted) with
+/// no such rule / 1 / 2 / 3 / 5 piece lengths: relay 2 323 (272) / 2 283 (246) /
+/// 2 376 (229) / 2 382 (222) / 2 418 (215), friction blocks 903 (15) / 966 (60) /
+/// 1 066 (15) / 1 136 (15) / 1 284 (45), oscillator 151 / – / 195 / 219. (A fixed
+/// threshold on the dual, 0.015: relay 2 453 (221), friction blocks 903 — but in the
+/// units of the switching functions.)
+const DUAL_START_REACH: f64 = 2.0;
 
 /// A switch predicted within this fraction of a piece's length after its start (the
 /// bisection of `predict_switch_time` resolves 1e-3) is at the start.
@@ -779,6 +788,22 @@ impl Simulator {
         s.status.is_converged() && calm && !switch_times.iter().any(|&t| t > t0 - 1e-12 && t <= t1 + 1e-12)
     }
 
+    /// True if some dual that is positive at `x` (a region or sign not active) would
+    /// reach zero within [`DUAL_START_REACH`] piece lengths at its current rate of
+    /// change, whichever its direction: the active set may change soon even where the
+    /// linear extrapolation does not cross a surface (a trajectory turning back), and
+    /// the previous multipliers then mislead (`warm_start_duals`). False before two
+    /// recorded points.
+    fn surface_within_reach(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<bool> {
+        let (Some(h), true) = (r.h.last(), r.x.len() >= 2) else { return Ok(false) };
+        let (x1, x0) = (&r.x[r.x.len() - 1], &r.x[r.x.len() - 2]);
+        let ahead: Vec<f64> = x1.iter().zip(x0).map(|(a, b)| a + (a - b) * len / h).collect();
+        let now = self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0);
+        let then = self.interval.dual_at_state.eval_dense(&[&ahead, u, p])?.remove(0);
+        let tol = self.opts.active_tol;
+        Ok(now.iter().zip(&then).any(|(a, b)| *a > tol && *a < DUAL_START_REACH * (b - a).abs()))
+    }
+
     /// When the state, extrapolated linearly from the last recorded element, first
     /// has another set of zero boundary duals than the current state (another active
     /// set) within `len`: the predicted time of the next switch after the piece's
@@ -991,10 +1016,14 @@ impl Simulator {
             };
             let nearly_biactive = self.opts.neutral_start_when_nearly_biactive && self.nearly_biactive(&state.primal0, &state.lambda0);
             let neutral_first = t_switch.is_some() || nearly_biactive || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
+            // The previous piece's multipliers fit where the active set goes on and no
+            // surface is near.
+            let went_on = self.opts.warm_start_duals
+                && !neutral_first
+                && state.result.steps.last().is_some_and(|s| self.active_set_went_on(s, &state.result.switch_times))
+                && !self.surface_within_reach(&state.x, &state.result, u, p, len)?;
+            let duals = state.duals.as_ref().filter(|_| went_on);
             let (res, record) = (&mut state.result, &mut state.tier_record);
-            // The previous piece's multipliers fit where the active set goes on.
-            let went_on = !neutral_first && res.steps.last().is_some_and(|s| self.active_set_went_on(s, &res.switch_times));
-            let duals = state.duals.as_ref().filter(|_| self.opts.warm_start_duals && went_on);
             let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, duals, record, res)?;
             let converged = r.status.is_converged();
             let report = step_report(k, state.t, len, depth, &r, tries);
