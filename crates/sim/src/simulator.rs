@@ -792,12 +792,11 @@ impl Simulator {
     /// reach zero within [`DUAL_START_REACH`] piece lengths at its current rate of
     /// change, whichever its direction: the active set may change soon even where the
     /// linear extrapolation does not cross a surface (a trajectory turning back), and
-    /// the previous multipliers then mislead (`warm_start_duals`). False before two
-    /// recorded points.
+    /// the previous multipliers then mislead (`warm_start_duals`). False without a
+    /// last element to take the rate from ([`SimulationResult::last_slope`]).
     fn surface_within_reach(&self, x: &[f64], r: &SimulationResult, u: &[f64], p: &[f64], len: f64) -> Result<bool> {
-        let (Some(h), true) = (r.h.last(), r.x.len() >= 2) else { return Ok(false) };
-        let (x1, x0) = (&r.x[r.x.len() - 1], &r.x[r.x.len() - 2]);
-        let ahead: Vec<f64> = x1.iter().zip(x0).map(|(a, b)| a + (a - b) * len / h).collect();
+        let Some(slope) = r.last_slope() else { return Ok(false) };
+        let ahead: Vec<f64> = x.iter().zip(&slope).map(|(a, s)| a + s * len).collect();
         let now = self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0);
         let then = self.interval.dual_at_state.eval_dense(&[&ahead, u, p])?.remove(0);
         let tol = self.opts.active_tol;
