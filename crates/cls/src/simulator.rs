@@ -317,10 +317,7 @@ impl ClsSimulator {
                 Some(d) => self.solver.set_initial_guess_with_duals(guess, &d)?,
                 None => self.solver.set_initial_guess(guess)?,
             }
-            let r = self.solver.solve();
-            report.attempts += 1;
-            report.iterations += r.total_iterations;
-            report.status = r.status;
+            let r = self.solve_counted(&mut report, false);
             if r.status.is_converged() {
                 return Ok((r, report));
             }
@@ -334,11 +331,7 @@ impl ClsSimulator {
                 }
                 let start = if i == 0 { guess } else { &fresh[i - 1] };
                 self.solver.set_initial_guess(start)?;
-                let r = self.solver.solve();
-                report.attempts += 1;
-                report.iterations += r.total_iterations;
-                report.status = r.status;
-                report.reinitialized = i > 0;
+                let r = self.solve_counted(&mut report, i > 0);
                 if r.status.is_converged() {
                     return Ok((r, report));
                 }
@@ -347,6 +340,17 @@ impl ClsSimulator {
         }
         let r = last.ok_or(ClsError::InvalidOption { name: "homotopies", reason: "no homotopy to try".into() })?;
         Ok((r, report))
+    }
+
+    /// One solve from the start already set, counted in `report` (`reinitialized`:
+    /// the start is not the warm one).
+    fn solve_counted(&mut self, report: &mut ClsStepReport, reinitialized: bool) -> MpccResult {
+        let r = self.solver.solve();
+        report.attempts += 1;
+        report.iterations += r.total_iterations;
+        report.status = r.status;
+        report.reinitialized = reinitialized;
+        r
     }
 
     fn read(&self, w: &[f64], params: &[f64]) -> Result<Piece> {
