@@ -346,10 +346,11 @@ impl MpccSolver {
     /// `warm_sigma_0` as in [`MpccSolver::warm_start_from_last_solve`]. An error if
     /// `w0` or `duals` do not fit this problem.
     pub fn set_initial_guess_with_duals(&mut self, w0: &[f64], duals: &DualStart) -> Result<()> {
+        // Both checked before anything changes: a refused start leaves the last one.
+        check_len("duals", &duals.0.x, self.ipopt.structure().x_l.len())?;
+        check_len("duals (constraint multipliers)", &duals.0.mult_g, self.ipopt.structure().g_l.len())?;
         self.set_initial_guess(w0)?;
         let mut sol = duals.0.clone();
-        check_len("duals", &sol.x, self.ipopt.structure().x_l.len())?;
-        check_len("duals (constraint multipliers)", &sol.mult_g, self.ipopt.structure().g_l.len())?;
         sol.x[..self.n_w].copy_from_slice(w0);
         self.warm_start = Some(sol);
         Ok(())
