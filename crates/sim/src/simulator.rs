@@ -143,6 +143,18 @@ pub struct SimulatorOptions {
     /// (267) / 2 900 (237) / 2 900 (237), friction blocks 1 587 (124) / 1 476 (15) /
     /// 1 476 (15).
     pub neutral_start_max_iter: usize,
+    /// A converged piece whose solution has a switch (the active set changes at an
+    /// element boundary inside it) and an element longer than this many times the
+    /// piece's nominal element `len / N_FE` is solved again as two parts, cut so that
+    /// the switch falls on a nominal element boundary of one of them; parts of such a
+    /// cut are not cut again. `None` (default) derives it from the scheme's order p:
+    /// `16^(1/(p+1))`, the stretch at which an element's local error (∝ h_n^(p+1)) is
+    /// 16 times a nominal element's — 2.0 for Radau IIA n_s = 2 (no re-cut within
+    /// γ_h = 0.9), 1.59 for n_s = 3, 1.41 for n_s = 4. `f64::INFINITY` never re-cuts.
+    /// Accepted as it lands, a switch stretches its element up to 1 + γ_h times, and
+    /// at high order the error of a simulation then depends on where the switch falls
+    /// instead of falling with h (measured in `docs/evidence/sim.md`, "Switch elements").
+    pub max_switch_element_ratio: Option<f64>,
 }
 
 impl Default for SimulatorOptions {
@@ -165,6 +177,7 @@ impl Default for SimulatorOptions {
             skip_unproductive_tiers: true,
             warm_start_duals: true,
             neutral_start_max_iter: 45,
+            max_switch_element_ratio: None,
         }
     }
 }
@@ -182,6 +195,9 @@ impl SimulatorOptions {
         if !(self.active_tol > 0.0 && self.active_tol.is_finite()) {
             return Err(SimError::InvalidOption { name: "active_tol", reason: format!("{} must be positive", self.active_tol) });
         }
+        if let Some(r) = self.max_switch_element_ratio.filter(|r| !(*r > 1.0)) {
+            return Err(SimError::InvalidOption { name: "max_switch_element_ratio", reason: format!("{r} must be above 1 (infinity: never re-cut)") });
+        }
         if self.homotopies.is_empty() {
             return Err(SimError::InvalidOption { name: "homotopies", reason: "needs at least one homotopy".into() });
         }
@@ -190,6 +206,13 @@ impl SimulatorOptions {
         }
         self.fesd.validate()?;
         Ok(())
+    }
+
+    /// [`SimulatorOptions::max_switch_element_ratio`] as given or derived from the
+    /// scheme's order.
+    pub fn switch_element_ratio(&self) -> f64 {
+        let order = self.fesd.rk_family.order(self.fesd.n_s) as f64;
+        self.max_switch_element_ratio.unwrap_or_else(|| 16f64.powf(1.0 / (order + 1.0)))
     }
 
     /// Applies `f` to every homotopy the simulator may run — each tier of
@@ -308,6 +331,11 @@ pub struct StepReport {
     /// a halved part of such a piece.
     #[serde(default)]
     pub aligned_to_switch: bool,
+    /// True if the piece converged with a switch next to a stretched element and was
+    /// solved again as two parts with the switch on an element boundary (see
+    /// [`SimulatorOptions::max_switch_element_ratio`]); its solution was not kept.
+    #[serde(default)]
+    pub recut_at_switch: bool,
 }
 
 impl StepReport {
@@ -325,9 +353,10 @@ impl StepReport {
             && self.attempts.iter().any(|a| !a.neutral_start && !a.status.is_converged())
     }
 
-    /// Ipopt iterations of attempts that did not solve the piece.
+    /// Ipopt iterations of attempts that did not solve the piece, or of all its
+    /// attempts if its solution was not kept (`recut_at_switch`).
     pub fn wasted_iterations(&self) -> usize {
-        self.attempts.iter().filter(|a| !a.status.is_converged()).map(|a| a.iterations).sum()
+        self.attempts.iter().filter(|a| self.recut_at_switch || !a.status.is_converged()).map(|a| a.iterations).sum()
     }
 }
 
@@ -441,6 +470,7 @@ fn step_report(step: usize, t_start: f64, length: f64, halvings: usize, r: &Mpcc
         switch_predicted: false,
         predicted_switch: None,
         aligned_to_switch: false,
+        recut_at_switch: false,
     }
 }
 
@@ -538,48 +568,117 @@ impl SimulationResult {
     }
 }
 
+/// A solved piece's outputs (see [`FesdInterval::outputs`]), one entry per finite
+/// element where per element.
+struct PieceOutputs {
+    h: Vec<f64>,
+    x_boundary: Vec<f64>,
+    x_stage: Vec<f64>,
+    theta: Vec<f64>,
+    /// The complementarity primals at every point.
+    primal: Vec<f64>,
+    /// The boundary duals at the piece's last point.
+    dual_end: Vec<f64>,
+    /// The active complementarity components of every element.
+    active: Vec<Vec<usize>>,
+}
+
+impl PieceOutputs {
+    /// The time after the piece's start of its first switch inside it (the first
+    /// element boundary where the active set changes), if any.
+    fn first_switch(&self) -> Option<f64> {
+        let n = (1..self.active.len()).find(|&n| self.active[n] != self.active[n - 1])?;
+        Some(self.h[..n].iter().sum())
+    }
+}
+
+/// The length of the first of two parts of a piece of length `len` with `n_fe`
+/// elements each, such that a switch at `ts` after the piece's start falls on an
+/// interior nominal element boundary of one part (all elements of both parts are then
+/// no longer than `len / n_fe`): the first part holds the switch at its k-th boundary
+/// (`k = ⌈ts n_fe / len⌉`) where that is interior, else the second holds it at its
+/// last interior boundary.
+fn boundary_cut(len: f64, ts: f64, n_fe: usize) -> f64 {
+    let n = n_fe as f64;
+    let u = ts * n / len;
+    if u <= n - 1.0 {
+        ts * n / u.ceil().max(1.0)
+    } else {
+        len - n * (len - ts)
+    }
+}
+
 impl Simulator {
-    /// Appends one solved interval (its elements, stages, active sets) to `res`;
-    /// returns the duals and the complementarity primals at its last point.
-    fn record(
-        &self,
-        res: &mut SimulationResult,
-        w: &[f64],
-        params: &[f64],
-        t0: &mut f64,
-    ) -> Result<(Vec<f64>, Vec<f64>)> {
-        let (l, c) = (&self.interval.layout, &self.interval.tableau.c);
+    /// Evaluates the outputs of a solved piece with NLP vector `w`.
+    fn piece_outputs(&self, w: &[f64], params: &[f64]) -> Result<PieceOutputs> {
+        let l = &self.interval.layout;
         let mut out = self.interval.outputs.eval_dense(&[w, params])?;
         let dual_end = out.pop().unwrap_or_default();
-        let (h, xb, xs, th, pr) = (&out[0], &out[1], &out[2], &out[3], &out[4]);
+        let mut out = out.into_iter();
+        let mut next = || out.next().unwrap_or_default();
+        let (h, x_boundary, x_stage, theta, primal) = (next(), next(), next(), next(), next());
         let n_pts = l.n_points();
-        for n in 0..l.n_fe {
-            let hn = h[n];
+        let active = (0..l.n_fe)
+            .map(|n| (0..l.n_comp).filter(|&i| (0..l.n_s).any(|m| primal[(n * n_pts + m) * l.n_comp + i] > self.opts.active_tol)).collect())
+            .collect();
+        Ok(PieceOutputs { h, x_boundary, x_stage, theta, primal, dual_end, active })
+    }
+
+    /// Where to cut a converged piece of length `len` again: the first part's length
+    /// and whether the switch lies in it (see
+    /// [`SimulatorOptions::max_switch_element_ratio`]); `None` keeps its solution (no
+    /// switch inside, no stretched element, or a part would be shorter than the
+    /// shortest halved piece).
+    fn switch_recut(&self, piece: &PieceOutputs, len: f64, step: f64) -> Option<(f64, bool)> {
+        let ts = piece.first_switch()?;
+        let n_fe = self.interval.layout.n_fe;
+        let nominal = len / n_fe as f64;
+        if piece.h.iter().all(|&h| h <= self.opts.switch_element_ratio() * nominal) {
+            return None;
+        }
+        let floor = step / 2f64.powi(self.opts.max_step_halvings.min(1100) as i32);
+        let first = boundary_cut(len, ts, n_fe);
+        (first >= floor && len - first >= floor).then_some((first, ts < first))
+    }
+
+    /// Appends one solved interval (its elements, stages, active sets) to `res`;
+    /// returns the duals and the complementarity primals at its last point.
+    fn record(&self, res: &mut SimulationResult, w: &[f64], piece: PieceOutputs, t0: &mut f64) -> (Vec<f64>, Vec<f64>) {
+        let (l, c) = (&self.interval.layout, &self.interval.tableau.c);
+        let n_pts = l.n_points();
+        for (n, active) in piece.active.into_iter().enumerate() {
+            let hn = piece.h[n];
             for m in 0..l.n_s {
                 let col = n * l.n_s + m;
                 res.t_stage.push(*t0 + c[m] * hn);
-                res.x_stage.push(xs[col * l.n_x..(col + 1) * l.n_x].to_vec());
-                res.theta_stage.push(th[col * l.n_theta..(col + 1) * l.n_theta].to_vec());
+                res.x_stage.push(piece.x_stage[col * l.n_x..(col + 1) * l.n_x].to_vec());
+                res.theta_stage.push(piece.theta[col * l.n_theta..(col + 1) * l.n_theta].to_vec());
                 let z0 = l.z[n][m];
                 res.z_stage.push(w[z0..z0 + l.n_z].to_vec());
             }
-            let active: Vec<usize> = (0..l.n_comp)
-                .filter(|&i| (0..l.n_s).any(|m| pr[(n * n_pts + m) * l.n_comp + i] > self.opts.active_tol))
-                .collect();
-            if let Some(prev) = res.active_sets.last() {
-                if *prev != active {
-                    res.switch_times.push(*t0);
-                }
+            if res.active_sets.last().is_some_and(|prev| *prev != active) {
+                res.switch_times.push(*t0);
             }
             res.active_sets.push(active);
             *t0 += hn;
             res.h.push(hn);
             res.t.push(*t0);
-            res.x.push(xb[(n + 1) * l.n_x..(n + 2) * l.n_x].to_vec());
+            res.x.push(piece.x_boundary[(n + 1) * l.n_x..(n + 2) * l.n_x].to_vec());
         }
         let last = (l.n_fe * n_pts - 1) * l.n_comp;
-        Ok((dual_end, pr[last..last + l.n_comp].to_vec()))
+        (piece.dual_end, piece.primal[last..last + l.n_comp].to_vec())
     }
+}
+
+/// A piece of a step still to be solved.
+struct Piece {
+    len: f64,
+    /// How many times the planned step was halved to get here.
+    depth: usize,
+    /// Cut to a predicted switch (`align_switches`).
+    aligned: bool,
+    /// A part of a piece re-cut at its switch (`max_switch_element_ratio`).
+    recut: bool,
 }
 
 /// A step-by-step simulation in progress (see [`Simulator::start`]).
@@ -977,17 +1076,17 @@ impl Simulator {
         let k = state.steps_done;
         state.steps_done += 1;
         let mut all_converged = true;
-        // Pieces of this step still to do, as a stack: (length, halvings, cut to a
-        // predicted switch).
-        let mut pieces = vec![(length, 0usize, false)];
-        while let Some((len, depth, aligned)) = pieces.pop() {
-            let predicted = self.predicted_switch(&state.x, &state.result, u, p, state.t, len)?;
+        // Pieces of this step still to do, as a stack.
+        let mut pieces = vec![Piece { len: length, depth: 0, aligned: false, recut: false }];
+        while let Some(Piece { len, depth, aligned, recut }) = pieces.pop() {
+            // A part of a re-cut piece knows where its switch is: no prediction moves it.
+            let predicted = if recut { None } else { self.predicted_switch(&state.x, &state.result, u, p, state.t, len)? };
             let t_switch = predicted.map(|(t, _)| t);
             if let Some(first) = predicted.filter(|(_, alignable)| *alignable).and_then(|(ts, _)| self.aligned_cut(len, ts, length)) {
                 // The switch lies in the middle of one of the two parts (the second is
                 // pushed first: a stack).
-                pieces.push((len - first, depth, true));
-                pieces.push((first, depth, true));
+                pieces.push(Piece { len: len - first, depth, aligned: true, recut });
+                pieces.push(Piece { len: first, depth, aligned: true, recut });
                 continue;
             }
             // A switch at the piece's start (the state within the bisection's resolution
@@ -1014,7 +1113,7 @@ impl Simulator {
                 state.guess.clone()
             };
             let nearly_biactive = self.opts.neutral_start_when_nearly_biactive && self.nearly_biactive(&state.primal0, &state.lambda0);
-            let neutral_first = t_switch.is_some() || nearly_biactive || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
+            let neutral_first = recut || t_switch.is_some() || nearly_biactive || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
             // The previous piece's multipliers fit where the active set goes on and no
             // surface is near.
             let went_on = self.opts.warm_start_duals
@@ -1032,11 +1131,20 @@ impl Simulator {
                     last.halved = true;
                 }
                 // Retry as two halves.
-                pieces.push((len / 2.0, depth + 1, aligned));
-                pieces.push((len / 2.0, depth + 1, aligned));
+                pieces.push(Piece { len: len / 2.0, depth: depth + 1, aligned, recut });
+                pieces.push(Piece { len: len / 2.0, depth: depth + 1, aligned, recut });
                 continue;
             }
-            (state.lambda0, state.primal0) = self.record(res, &r.w, &params, &mut state.t)?;
+            let outputs = self.piece_outputs(&r.w, &params)?;
+            if let Some((first, in_first)) = converged.then(|| self.switch_recut(&outputs, len, length)).flatten().filter(|_| !recut) {
+                if let Some(last) = res.steps.last_mut() {
+                    last.recut_at_switch = true;
+                }
+                pieces.push(Piece { len: len - first, depth, aligned, recut: !in_first });
+                pieces.push(Piece { len: first, depth, aligned, recut: in_first });
+                continue;
+            }
+            (state.lambda0, state.primal0) = self.record(res, &r.w, outputs, &mut state.t);
             state.x = res.x.last().cloned().unwrap_or_default();
             state.guess = r.w.clone();
             state.duals = if converged { self.solver.dual_start() } else { None };
@@ -1056,5 +1164,26 @@ impl Simulator {
         timing.total = state.started.elapsed().as_secs_f64();
         timing.own = (timing.total - timing.ipopt - timing.kernels).max(0.0);
         Ok(all_converged)
+    }
+}
+
+#[cfg(test)]
+mod boundary_cut_tests {
+    use super::boundary_cut;
+
+    #[test]
+    fn the_switch_lands_on_an_interior_nominal_boundary_of_one_part() {
+        let len = 0.3;
+        for n_fe in 2..=5 {
+            for i in 1..100 {
+                let ts = len * i as f64 / 100.0;
+                let first = boundary_cut(len, ts, n_fe);
+                assert!(first > 0.0 && first <= len + 1e-15, "n_fe {n_fe}, ts {ts}: first {first}");
+                // The part holding the switch, and where in it the switch lies.
+                let (part, at) = if ts < first { (first, ts) } else { (len - first, ts - first) };
+                let k = at / (part / n_fe as f64);
+                assert!((k - k.round()).abs() < 1e-9 && k.round() >= 1.0 && k.round() <= (n_fe - 1) as f64, "n_fe {n_fe}, ts {ts}: boundary {k}");
+            }
+        }
     }
 }
