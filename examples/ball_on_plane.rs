@@ -25,10 +25,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sim = ClsSimulator::new(&point_on_plane(eps, mu, 0.0)?, opts)?;
     let start = Instant::now();
     let r = sim.simulate(&[0.0, 1.0], &[3.0, 0.0], &[], &[])?;
-    println!("simulated in {:.3} s, {} Ipopt iterations, {} failed steps", start.elapsed().as_secs_f64(), r.total_iterations(), r.failed_steps().len());
+    println!(
+        "simulated in {:.3} s, {} Ipopt iterations, {} failed steps",
+        start.elapsed().as_secs_f64(),
+        r.total_iterations(),
+        r.failed_steps().len()
+    );
     for imp in &r.impacts {
         println!("impact_time = {:.7}", imp.time);
-        println!("  v before ({:+.5}, {:+.5}) after ({:+.5}, {:+.5}), impulse {:.5}", imp.v_before[0], imp.v_before[1], imp.v_after[0], imp.v_after[1], imp.impulse);
+        println!(
+            "  v before ({:+.5}, {:+.5}) after ({:+.5}, {:+.5}), impulse {:.5}",
+            imp.v_before[0], imp.v_before[1], imp.v_after[0], imp.v_after[1], imp.impulse
+        );
     }
     if let Some(i) = r.v.iter().position(|v| v[0].abs() < 1e-7 && v[1].abs() < 1e-7) {
         println!("t_stop = {:.7}", r.t[i]);

@@ -37,19 +37,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let (eps, q0) = (value("--eps", 1.0)?, value("--q0", 0.8)?);
-    let dir = args.iter().enumerate().filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--"))).map(|(_, a)| a.clone()).next().unwrap_or_else(|| ".".into());
+    let dir = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a.clone())
+        .next()
+        .unwrap_or_else(|| ".".into());
     let opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
     let start = Instant::now();
     let mut sim = ClsSimulator::new(&bouncing_ball(eps), opts)?;
     println!("built in {:.2} s", start.elapsed().as_secs_f64());
     let start = Instant::now();
     let r = sim.simulate(&[q0], &[0.0], &[], &[])?;
-    println!("simulated in {:.3} s, {} Ipopt iterations, {} failed steps", start.elapsed().as_secs_f64(), r.total_iterations(), r.failed_steps().len());
+    println!(
+        "simulated in {:.3} s, {} Ipopt iterations, {} failed steps",
+        start.elapsed().as_secs_f64(),
+        r.total_iterations(),
+        r.failed_steps().len()
+    );
     let (exact, q_exact, v_exact) = analytic(q0, eps, 3.0);
     println!("{:>4} {:>12} {:>12} {:>10} {:>10} {:>10}", "k", "t_impact", "exact", "error", "v_before", "v_after");
     for (k, imp) in r.impacts.iter().enumerate() {
         let ex = exact.get(k).copied().unwrap_or(f64::NAN);
-        println!("{k:>4} {:>12.7} {ex:>12.7} {:>10.2e} {:>10.5} {:>10.5}", imp.time, (imp.time - ex).abs(), imp.v_before[0], imp.v_after[0]);
+        println!(
+            "{k:>4} {:>12.7} {ex:>12.7} {:>10.2e} {:>10.5} {:>10.5}",
+            imp.time,
+            (imp.time - ex).abs(),
+            imp.v_before[0],
+            imp.v_after[0]
+        );
     }
     for imp in &r.impacts {
         println!("impact_time = {:.7}", imp.time);

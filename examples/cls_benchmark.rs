@@ -25,8 +25,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Case { name: "ball_elastic", model: bouncing_ball(1.0), q0: vec![0.8], v0: vec![0.0], step: 0.15, n_steps: 20 },
         Case { name: "ball_eps08", model: bouncing_ball(0.8), q0: vec![1.0], v0: vec![0.0], step: 0.1, n_steps: 27 },
         Case { name: "ball_plastic", model: bouncing_ball(0.0), q0: vec![1.0], v0: vec![0.0], step: 0.1, n_steps: 15 },
-        Case { name: "block_sliding", model: point_on_plane(0.0, 0.5, 0.0)?, q0: vec![0.0, 0.0], v0: vec![2.0, 0.0], step: 0.1, n_steps: 8 },
-        Case { name: "ball_on_plane", model: point_on_plane(0.5, 0.3, 0.0)?, q0: vec![0.0, 1.0], v0: vec![3.0, 0.0], step: 0.05, n_steps: 50 },
+        Case {
+            name: "block_sliding",
+            model: point_on_plane(0.0, 0.5, 0.0)?,
+            q0: vec![0.0, 0.0],
+            v0: vec![2.0, 0.0],
+            step: 0.1,
+            n_steps: 8,
+        },
+        Case {
+            name: "ball_on_plane",
+            model: point_on_plane(0.5, 0.3, 0.0)?,
+            q0: vec![0.0, 1.0],
+            v0: vec![3.0, 0.0],
+            step: 0.05,
+            n_steps: 50,
+        },
     ];
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     for c in cases.iter().filter(|c| wanted.is_empty() || wanted.iter().any(|w| w == c.name)) {

@@ -25,7 +25,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let g = SX::gradient(&acc, &x)?;
     let grad = t.elapsed();
-    println!("SX graph: {nodes} nodes in {:.1} ms; Function {:.1} ms; gradient ({} nnz) {:.1} ms", build.as_secs_f64() * 1e3, func.as_secs_f64() * 1e3, g.nnz(), grad.as_secs_f64() * 1e3);
+    println!(
+        "SX graph: {nodes} nodes in {:.1} ms; Function {:.1} ms; gradient ({} nnz) {:.1} ms",
+        build.as_secs_f64() * 1e3,
+        func.as_secs_f64() * 1e3,
+        g.nnz(),
+        grad.as_secs_f64() * 1e3
+    );
     println!("graph_nodes = {nodes}");
     println!("graph_build_ms = {:.3}", build.as_secs_f64() * 1e3);
     println!("ns_per_node = {:.1}", build.as_secs_f64() * 1e9 / nodes as f64);

@@ -34,10 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("status: {:?}; x = {:?}", sol.status, sol.x);
     println!("kernel evaluations: {evals} in {:.3} ms; total {:.1} ms", eval_time.as_secs_f64() * 1e3, t.elapsed().as_secs_f64() * 1e3);
 
-    solver
-        .set_option("warm_start_bound_push", 1e-9)
-        .set_option("warm_start_mult_bound_push", 1e-9)
-        .set_option("mu_init", 1e-9);
+    solver.set_option("warm_start_bound_push", 1e-9).set_option("warm_start_mult_bound_push", 1e-9).set_option("mu_init", 1e-9);
     let warm = solver.solve(&mut compiled, &sol.warm_start(), None)?;
     println!("objective = {:.10}", sol.objective);
     println!("iterations = {}", sol.iterations);

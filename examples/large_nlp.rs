@@ -32,8 +32,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let solve = t.elapsed();
     let (eval, evals) = compiled.eval_stats();
     println!("status {:?} after {} iterations", sol.status, sol.iterations);
-    println!("build (codegen + compile or cache, load): {:.1} ms, cache hit: {}", build.as_secs_f64() * 1e3, compiled.build_report().cache_hit);
-    println!("kernel time {:.1} ms in {evals} evaluations; Ipopt's own time {:.1} ms", eval.as_secs_f64() * 1e3, (solve - eval).as_secs_f64() * 1e3);
+    println!(
+        "build (codegen + compile or cache, load): {:.1} ms, cache hit: {}",
+        build.as_secs_f64() * 1e3,
+        compiled.build_report().cache_hit
+    );
+    println!(
+        "kernel time {:.1} ms in {evals} evaluations; Ipopt's own time {:.1} ms",
+        eval.as_secs_f64() * 1e3,
+        (solve - eval).as_secs_f64() * 1e3
+    );
     println!("n = {n}");
     println!("solve_ms = {:.3}", solve.as_secs_f64() * 1e3);
     println!("f_star = {:.3e}", sol.objective);

@@ -72,7 +72,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("build {:.1} s, {} unknowns", solver.build_time().as_secs_f64(), solver.table().len());
     if guess {
         let n = ocp.n_intervals;
-        let phase = |t: f64| if t < 0.8 { -5.0 } else if t < 1.6 { 0.0 } else if t < 3.2 { 5.0 } else { 0.0 };
+        let phase = |t: f64| {
+            if t < 0.8 {
+                -5.0
+            } else if t < 1.6 {
+                0.0
+            } else if t < 3.2 {
+                5.0
+            } else {
+                0.0
+            }
+        };
         let u_guess: Vec<Vec<f64>> = (0..n).map(|k| vec![phase((k as f64 + 0.5) * 6.0 / n as f64)]).collect();
         let failed = solver.guess_by_simulation(&u_guess)?;
         println!("initial guess simulated ({failed} of {n} intervals did not converge)");
@@ -131,7 +141,9 @@ fn apply_args(ocp: &mut ClsOcp, args: &[(String, String)], guess: &mut bool) -> 
             "n_intervals" => ocp.n_intervals = num()? as usize,
             "steering" => ocp.options.homotopy.steering = val.parse()?,
             "relaxation" => ocp.options.homotopy.relaxation = val.parse()?,
-            "cross" => ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?,
+            "cross" => {
+                ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?
+            }
             "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
             "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
             "contact_tol" => ocp.options.cls.contact_tol = num()?,

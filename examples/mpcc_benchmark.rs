@@ -15,8 +15,8 @@
 //!       name, the value as JSON, e.g. `steering="ElasticInf"`)
 
 use clap::Parser;
-use fesd::ipopt::OptionValue;
 use fesd::codegen::OptLevel;
+use fesd::ipopt::OptionValue;
 use fesd::mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccSolver};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -81,7 +81,12 @@ fn read_reference(path: &PathBuf) -> Result<HashMap<String, Reference>, Box<dyn 
         let num = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
         out.insert(
             v["file"].as_str().unwrap_or_default().to_string(),
-            Reference { ok: v["ok"].as_bool().unwrap_or(false), f: num("f"), iterations: num("ipopt_iters") as usize, time: num("build_s") + num("total_s") },
+            Reference {
+                ok: v["ok"].as_bool().unwrap_or(false),
+                f: num("f"),
+                iterations: num("ipopt_iters") as usize,
+                time: num("build_s") + num("total_s"),
+            },
         );
     }
     Ok(out)
@@ -123,7 +128,11 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -137,7 +146,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|p| args.exclude.as_ref().is_none_or(|f| !p.to_string_lossy().contains(f.as_str())))
         .collect();
     files.sort();
-    println!("{:<46} {:>6} {:>14} {:>9} {:>8} {:>16} | {:>6} {:>14} {:>9} {:>8}", "file", "solved", "f", "ipopt_it", "time_s", "stationarity", "ref_ok", "ref_f", "ref_it", "ref_s");
+    println!(
+        "{:<46} {:>6} {:>14} {:>9} {:>8} {:>16} | {:>6} {:>14} {:>9} {:>8}",
+        "file", "solved", "f", "ipopt_it", "time_s", "stationarity", "ref_ok", "ref_f", "ref_it", "ref_s"
+    );
     let (mut solved, mut ref_solved, mut iterations, mut ref_iterations) = (0, 0, 0, 0);
     let (mut ratios, mut failed_by_ref_solved_by_us, mut lost) = (Vec::new(), 0, Vec::new());
     let mut certificates: std::collections::BTreeMap<&str, usize> = Default::default();

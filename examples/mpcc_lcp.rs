@@ -15,7 +15,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let known = lcp_least_squares(n)?;
     let opts = HomotopyOptions { verbosity: 1, ..Default::default() };
     let mut solver = MpccSolver::new(&known.mpcc, opts)?;
-    println!("{} variables, {} pairs; kernels built in {:.3} s (cached: {})", known.mpcc.n_w(), known.mpcc.n_comp(), solver.build_time().as_secs_f64(), solver.kernels_cached());
+    println!(
+        "{} variables, {} pairs; kernels built in {:.3} s (cached: {})",
+        known.mpcc.n_w(),
+        known.mpcc.n_comp(),
+        solver.build_time().as_secs_f64(),
+        solver.kernels_cached()
+    );
     let first = solver.solve();
     let mut best = first.timing;
     let mut quiet = solver.options().clone();
@@ -29,7 +35,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let err = first.w.iter().zip(&known.w_star).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     println!("status: {:?}; {} steps, {} Ipopt iterations", first.status, first.steps.len(), first.total_iterations);
-    println!("best of {} solves: total {:.4} s = Ipopt {:.4} s + kernels {:.4} s + own {:.4} s", repeats + 1, best.total, best.ipopt, best.kernels, best.own);
+    println!(
+        "best of {} solves: total {:.4} s = Ipopt {:.4} s + kernels {:.4} s + own {:.4} s",
+        repeats + 1,
+        best.total,
+        best.ipopt,
+        best.kernels,
+        best.own
+    );
     println!("n_w = {}", known.mpcc.n_w());
     println!("n_comp = {}", known.mpcc.n_comp());
     println!("comp_residual = {:.3e}", first.comp_residual);

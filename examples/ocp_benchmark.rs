@@ -28,7 +28,12 @@ use fesd::ocp::{problems, OcpResult, OcpSolver};
 /// its last result `plan`, each from the previous plan's state after one control
 /// interval, warm-started from the previous primal-dual point (`warm`) or from its
 /// primal point only.
-fn mpc_re_solves(solver: &mut OcpSolver, mut plan: OcpResult, steps: usize, warm: bool) -> Result<(usize, Vec<f64>), Box<dyn std::error::Error>> {
+fn mpc_re_solves(
+    solver: &mut OcpSolver,
+    mut plan: OcpResult,
+    steps: usize,
+    warm: bool,
+) -> Result<(usize, Vec<f64>), Box<dyn std::error::Error>> {
     let (mut iterations, mut costs) = (0, Vec::new());
     for _ in 0..steps {
         let per_interval = (plan.x.len() - 1) / plan.u.len().max(1);

@@ -28,14 +28,14 @@ enum Built {
 /// Builds the chosen OCP with `n` intervals of `n_fe` elements.
 fn build(model: &str, n: usize, n_fe: usize, compile: &CompileOptions) -> Result<Built, Box<dyn std::error::Error>> {
     Ok(match model {
-        "car" => {
-            Built::Switched(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?)
-        }
+        "car" => Built::Switched(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?),
         "motor" => Built::Switched(OcpSolver::with_compile_options(&problems::voice_coil_motor(n)?, compile)?),
         "boxes" => {
             let m = three_boxes()?;
             let u = m.u.clone();
-            let mut ocp = ClsOcp::new(m, 6.0, n, &[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6]).with_control_bounds(&[-30.0], &[30.0]).with_lagrange(&u * &u);
+            let mut ocp = ClsOcp::new(m, 6.0, n, &[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6])
+                .with_control_bounds(&[-30.0], &[30.0])
+                .with_lagrange(&u * &u);
             ocp.options.cls.n_fe = n_fe;
             Built::RigidBodies(ClsOcpSolver::with_compile_options(&ocp, compile)?)
         }
@@ -107,7 +107,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     _ => return Err(format!("opt={v}: expected 0, 1, 2 or 3").into()),
                 }
             }
-            _ => ns.push(arg.parse::<usize>().map_err(|e| format!("{arg}: {e} (expected N, n_fe=K, model=car|motor|boxes, opt=L, solve=0 or tables=inline)"))?),
+            _ => ns.push(
+                arg.parse::<usize>()
+                    .map_err(|e| format!("{arg}: {e} (expected N, n_fe=K, model=car|motor|boxes, opt=L, solve=0 or tables=inline)"))?,
+            ),
         }
     }
     let ns = if ns.is_empty() { vec![10, 50, 200, 1000] } else { ns };

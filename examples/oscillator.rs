@@ -28,7 +28,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let k = r.t.iter().position(|t| *t == t_switch).ok_or("switch not on the grid")?;
     let exact = models::oscillator_exact(t_end);
     let err_end = ((r.x_final()[0] - exact[0]).powi(2) + (r.x_final()[1] - exact[1]).powi(2)).sqrt();
-    println!("{} steps, {} elements, {} Ipopt iterations, {:.1} ms (compile/load {:.1} ms)", r.steps.len(), r.h.len(), r.total_iterations(), r.timing.total * 1e3, r.timing.build * 1e3);
+    println!(
+        "{} steps, {} elements, {} Ipopt iterations, {:.1} ms (compile/load {:.1} ms)",
+        r.steps.len(),
+        r.h.len(),
+        r.total_iterations(),
+        r.timing.total * 1e3,
+        r.timing.build * 1e3
+    );
     println!("switch_time = {t_switch:.10}");
     println!("switch_time_error = {:.3e}", (t_switch - 1.0).abs());
     println!("switch_state = ({:.10}, {:.10})", r.x[k][0], r.x[k][1]);

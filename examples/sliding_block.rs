@@ -41,7 +41,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Spatial: q = (x, y, z), pushed off at 2 m/s along 45°, then along 30°.
     let conic = ClsOptions { friction_model: FrictionModel::Conic, ..Default::default() };
-    for (suffix, theta, cls) in [("", 45.0f64, ClsOptions::default()), ("_polyhedral_30", 30.0, ClsOptions::default()), ("_conic_30", 30.0, conic)] {
+    for (suffix, theta, cls) in
+        [("", 45.0f64, ClsOptions::default()), ("_polyhedral_30", 30.0, ClsOptions::default()), ("_conic_30", 30.0, conic)]
+    {
         let mut sim = ClsSimulator::new(&point_in_space(0.0, mu, [0.0, 0.0])?, ClsSimulatorOptions { cls, ..opts.clone() })?;
         let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
         let r = sim.simulate(&[0.0, 0.0, 0.0], &[2.0 * c, 2.0 * s, 0.0], &[], &[])?;

@@ -56,7 +56,11 @@ fn reference(t_end: f64) -> ([f64; 4], Vec<f64>) {
         let Some((mut lo, mut hi)) = hit else { break };
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);
-            if q1(&at(&s, mid)) < 0.0 { hi = mid } else { lo = mid }
+            if q1(&at(&s, mid)) < 0.0 {
+                hi = mid
+            } else {
+                lo = mid
+            }
         }
         let t_hit = t0 + hi;
         if t_hit > t_end {
@@ -78,7 +82,11 @@ fn reference(t_end: f64) -> ([f64; 4], Vec<f64>) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let steps: Vec<usize> = {
         let a: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-        if a.is_empty() { vec![100, 200, 400, 800] } else { a }
+        if a.is_empty() {
+            vec![100, 200, 400, 800]
+        } else {
+            a
+        }
     };
     let (exact, impacts) = reference(1.0);
     println!("reference: {} impacts, first at {:.9}; x(1) = {exact:?}", impacts.len(), impacts.first().copied().unwrap_or(f64::NAN));
@@ -94,7 +102,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut sim = ClsSimulator::new(&two_balls(K, EPS)?, opts)?;
             let r = sim.simulate(&[1.0, 2.0], &[0.0, 0.0], &[], &[])?;
             if Some(&n) == steps.last() {
-                r.plot(std::path::Path::new("two_balls.png"), &format!("Two balls and a spring, FESD-J (Radau IIA n_s = {n_s}, {n} steps)"))?;
+                r.plot(
+                    std::path::Path::new("two_balls.png"),
+                    &format!("Two balls and a spring, FESD-J (Radau IIA n_s = {n_s}, {n} steps)"),
+                )?;
             }
             let x: Vec<f64> = r.q_final().iter().chain(r.v_final()).copied().collect();
             let err = x.iter().zip(&exact).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);

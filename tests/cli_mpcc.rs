@@ -31,7 +31,12 @@ fn known_solutions_through_the_command() {
         assert!((report["objective"].as_f64().unwrap() - entry["f_star"].as_f64().unwrap()).abs() <= 1e-8);
         let w: Vec<f64> = report["w"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
         let stars: Vec<Vec<f64>> = if entry["w_star"][0].is_array() {
-            entry["w_star"].as_array().unwrap().iter().map(|c| c.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()).collect()
+            entry["w_star"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect())
+                .collect()
         } else {
             vec![entry["w_star"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()]
         };
@@ -68,7 +73,8 @@ fn bad_inputs_exit_with_status_2_and_a_message() {
     assert_eq!(code, 2);
     assert!(stderr.contains("malformed MPCC file"), "{stderr}");
 
-    let lcp: Value = serde_json::from_str(&std::fs::read_to_string(data("lcp_selection.json")).unwrap().replace("Infinity", "1e308")).unwrap();
+    let lcp: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("lcp_selection.json")).unwrap().replace("Infinity", "1e308")).unwrap();
     let wrong_g = modified("quadratic_cubic.json", |o| {
         o.insert("g_fun".into(), lcp["g_fun"].clone());
     });
@@ -85,7 +91,8 @@ fn bad_inputs_exit_with_status_2_and_a_message() {
     assert!(stderr.contains("H_fun"), "{stderr}");
 
     // G with two entries, H with one: built with the bindings, stored in the file.
-    let qc: Value = serde_json::from_str(&std::fs::read_to_string(data("quadratic_cubic.json")).unwrap().replace("Infinity", "1e308")).unwrap();
+    let qc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("quadratic_cubic.json")).unwrap().replace("Infinity", "1e308")).unwrap();
     let w = fesd::casadi::SX::deserialize(qc["w"].as_str().unwrap()).unwrap();
     let p = fesd::casadi::SX::deserialize(qc["p"].as_str().unwrap()).unwrap();
     let two = fesd::casadi::Function::new("G", &[("w", &w), ("p", &p)], &[("G", &w)]).unwrap();

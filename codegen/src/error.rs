@@ -28,7 +28,9 @@ pub enum CodegenError {
         stderr: String,
     },
     /// The compiler ran longer than the timeout and was killed.
-    #[error("the C compiler (`{command}`) did not finish within {seconds} s and was stopped (raise CompileOptions::timeout or FESD_CC_TIMEOUT)")]
+    #[error(
+        "the C compiler (`{command}`) did not finish within {seconds} s and was stopped (raise CompileOptions::timeout or FESD_CC_TIMEOUT)"
+    )]
     CompileTimeout {
         /// The command line.
         command: String,

@@ -1,9 +1,9 @@
 //! Loaded kernel libraries and calls into generated functions.
 
 use crate::compile::{tables_path, CacheOutcome, CompileOptions};
-use crate::tables::{bind_symbol, ConstantTables};
 use crate::context::GeneratedSource;
 use crate::error::{CodegenError, Result};
+use crate::tables::{bind_symbol, ConstantTables};
 use std::ffi::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -157,7 +157,8 @@ impl KernelLibrary {
             Err(_) => return Ok(None),
         };
         let file = tables_path(path);
-        let bytes = std::fs::read(&file).map_err(|e| CodegenError::CorruptCache { path: file.clone(), reason: format!("unreadable ({e})") })?;
+        let bytes =
+            std::fs::read(&file).map_err(|e| CodegenError::CorruptCache { path: file.clone(), reason: format!("unreadable ({e})") })?;
         let tables = ConstantTables::from_bytes(&bytes, &file)?;
         // SAFETY: the pointers stay valid as long as `tables`, which the library's
         // handle keeps (and drops only after unloading the object).
@@ -359,9 +360,8 @@ impl Kernel {
         }
         // SAFETY: pointers reference slices of the checked lengths that outlive the call;
         // work arrays have the sizes the generated code asked for.
-        let code = unsafe {
-            (self.eval)(self.arg.as_mut_ptr(), self.res.as_mut_ptr(), self.iw.as_mut_ptr(), self.w.as_mut_ptr(), self.mem)
-        };
+        let code =
+            unsafe { (self.eval)(self.arg.as_mut_ptr(), self.res.as_mut_ptr(), self.iw.as_mut_ptr(), self.w.as_mut_ptr(), self.mem) };
         if code != 0 {
             return Err(CodegenError::EvalFailed { kernel: self.name.clone(), code });
         }

@@ -72,7 +72,13 @@ impl ConstantTables {
         let body = &bytes[32..];
         let ints = body[..n_ints * width]
             .chunks_exact(width)
-            .map(|c| if width == 4 { i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64 } else { i64::from_le_bytes(c.try_into().unwrap_or_default()) })
+            .map(|c| {
+                if width == 4 {
+                    i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64
+                } else {
+                    i64::from_le_bytes(c.try_into().unwrap_or_default())
+                }
+            })
             .collect();
         let reals = body[n_ints * width..].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
         Ok(ConstantTables { ints, reals })

@@ -37,4 +37,3 @@ fn second_load_hits_the_cache_without_compiling() {
     assert!(!third.cache_hit());
     assert_ne!(third.path(), first.path());
 }
-

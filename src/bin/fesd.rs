@@ -6,8 +6,8 @@
 //! 2 bad input.
 
 use clap::{Parser, Subcommand};
-use fesd::ipopt::OptionValue;
 use fesd::codegen::OptLevel;
+use fesd::ipopt::OptionValue;
 use fesd::mpcc::{CompileOptions, HomotopyOptions, Kernels, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
 use std::io::Write;
 use std::path::PathBuf;

@@ -89,13 +89,8 @@ pub(crate) mod bridge {
         fn sxvec_push(v: Pin<&mut SXVec>, a: &SX) -> Result<()>;
         fn sxvec_len(v: &SXVec) -> Result<usize>;
         fn sxvec_get(v: &SXVec, i: usize) -> Result<UniquePtr<SX>>;
-        fn fn_new_sx(
-            name: &str,
-            in_names: &[String],
-            inputs: &SXVec,
-            out_names: &[String],
-            outputs: &SXVec,
-        ) -> Result<UniquePtr<Function>>;
+        fn fn_new_sx(name: &str, in_names: &[String], inputs: &SXVec, out_names: &[String], outputs: &SXVec)
+            -> Result<UniquePtr<Function>>;
         fn fn_call_sx(f: &Function, args: &SXVec) -> Result<UniquePtr<SXVec>>;
 
         // ---- matrix API (MX) ----
@@ -133,13 +128,8 @@ pub(crate) mod bridge {
         fn mxvec_push(v: Pin<&mut MXVec>, a: &MX) -> Result<()>;
         fn mxvec_len(v: &MXVec) -> Result<usize>;
         fn mxvec_get(v: &MXVec, i: usize) -> Result<UniquePtr<MX>>;
-        fn fn_new_mx(
-            name: &str,
-            in_names: &[String],
-            inputs: &MXVec,
-            out_names: &[String],
-            outputs: &MXVec,
-        ) -> Result<UniquePtr<Function>>;
+        fn fn_new_mx(name: &str, in_names: &[String], inputs: &MXVec, out_names: &[String], outputs: &MXVec)
+            -> Result<UniquePtr<Function>>;
         fn fn_call_mx(f: &Function, args: &MXVec) -> Result<UniquePtr<MXVec>>;
 
         fn sx_serialize(a: &SX) -> Result<String>;

@@ -3,9 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::ffi::bridge as ffi;
-use crate::sparsity::Sparsity;
 use crate::kind::Kind;
 use crate::matrix::Matrix;
+use crate::sparsity::Sparsity;
 use cxx::UniquePtr;
 use std::fmt;
 
@@ -141,12 +141,7 @@ impl Function {
     pub fn call<K: Kind>(&self, args: &[&Matrix<K>]) -> Result<Vec<Matrix<K>>> {
         let _g = crate::lock::guard();
         if args.len() != self.n_in() {
-            return Err(Error::InvalidArgument(format!(
-                "{} takes {} inputs, {} given",
-                self.name(),
-                self.n_in(),
-                args.len()
-            )));
+            return Err(Error::InvalidArgument(format!("{} takes {} inputs, {} given", self.name(), self.n_in(), args.len())));
         }
         let res = K::function_call(&self.inner, &Matrix::to_vec(args))?;
         (0..K::list_len(&res)).map(|i| Ok(Matrix::wrap(K::list_get(&res, i)?))).collect()

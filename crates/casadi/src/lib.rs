@@ -32,9 +32,9 @@ mod sparsity;
 pub use error::{Error, Result};
 pub use function::{Function, Parallelization};
 pub use generator::{CodeGenerator, CodegenOptions};
-pub use sparsity::Sparsity;
 pub use kind::{Kind, Mx, Sx};
 pub use matrix::{Indices, Matrix, MX, SX};
+pub use sparsity::Sparsity;
 
 /// The CasADi version these bindings are built against.
 pub const CASADI_VERSION: &str = "3.8.2";

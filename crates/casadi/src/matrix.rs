@@ -159,10 +159,7 @@ impl<K: Kind> Matrix<K> {
         let nrow = rows.len();
         let ncol = rows.first().map_or(0, |r| r.len());
         if let Some(bad) = rows.iter().position(|r| r.len() != ncol) {
-            return Err(Error::InvalidArgument(format!(
-                "from_rows: row {bad} has {} entries, row 0 has {ncol}",
-                rows[bad].len()
-            )));
+            return Err(Error::InvalidArgument(format!("from_rows: row {bad} has {} entries, row 0 has {ncol}", rows[bad].len())));
         }
         let mut data = Vec::with_capacity(nrow * ncol);
         for c in 0..ncol {

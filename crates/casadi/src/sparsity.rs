@@ -25,11 +25,7 @@ impl Sparsity {
     pub fn triplet(nrow: usize, ncol: usize, rows: &[usize], cols: &[usize]) -> Result<Sparsity> {
         let _g = crate::lock::guard();
         if rows.len() != cols.len() {
-            return Err(Error::InvalidArgument(format!(
-                "triplet sparsity: {} row indices but {} column indices",
-                rows.len(),
-                cols.len()
-            )));
+            return Err(Error::InvalidArgument(format!("triplet sparsity: {} row indices but {} column indices", rows.len(), cols.len())));
         }
         if let Some(r) = rows.iter().find(|&&r| r >= nrow) {
             return Err(Error::InvalidArgument(format!("triplet sparsity: row {r} out of range for {nrow} rows")));
@@ -101,11 +97,7 @@ impl Sparsity {
     /// Scatters CCS-ordered `nonzeros` into a dense column-major array.
     pub fn densify(&self, nonzeros: &[f64]) -> Result<Vec<f64>> {
         if nonzeros.len() != self.nnz() {
-            return Err(Error::InvalidArgument(format!(
-                "densify: {} values for a pattern with {} nonzeros",
-                nonzeros.len(),
-                self.nnz()
-            )));
+            return Err(Error::InvalidArgument(format!("densify: {} values for a pattern with {} nonzeros", nonzeros.len(), self.nnz())));
         }
         let (rows, cols) = self.triplets();
         let mut out = vec![0.0; self.numel()];

@@ -41,12 +41,9 @@ fn truncated_and_garbled_text_is_an_error() {
 
 #[test]
 fn native_code_is_refused_before_casadi_reads_it() {
-    for (kind, class) in [
-        ("external", "External"),
-        ("mx_calling_external", "External"),
-        ("interpolant", "Interpolant"),
-        ("jit_function", "jit"),
-    ] {
+    for (kind, class) in
+        [("external", "External"), ("mx_calling_external", "External"), ("interpolant", "Interpolant"), ("jit_function", "jit")]
+    {
         let err = Function::deserialize(&payload(kind)).err().unwrap_or_else(|| panic!("{kind} accepted"));
         assert!(matches!(err, Error::Refused(_)), "{kind}: {err}");
         assert!(err.to_string().contains(class), "{kind}: {err}");

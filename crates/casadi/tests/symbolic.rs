@@ -27,10 +27,22 @@ fn jacobian_matches_hand_derivation() {
     let e = (a * c).exp();
     // Column-major 4x4 of hand-derived partials.
     let expected = [
-        2.0 * a * b, 0.0, c * e, 0.0, // d/dx0
-        a * a, b.cos(), 0.0, 0.0, // d/dx1
-        0.0, 3.0 * c * c, a * e, 0.0, // d/dx2
-        0.0, 0.0, 0.0, 1.0, // d/dx3
+        2.0 * a * b,
+        0.0,
+        c * e,
+        0.0, // d/dx0
+        a * a,
+        b.cos(),
+        0.0,
+        0.0, // d/dx1
+        0.0,
+        3.0 * c * c,
+        a * e,
+        0.0, // d/dx2
+        0.0,
+        0.0,
+        0.0,
+        1.0, // d/dx3
     ];
     for (got, want) in out[0].iter().zip(expected) {
         assert!(close(*got, want, 1e-14), "{got} vs {want}");

@@ -2,7 +2,7 @@
 //! symbolics, and the shim is compiled with the same definitions (a mismatch in
 //! `CASADI_WITH_THREADSAFE_SYMBOLICS` changes class layouts and corrupts memory).
 
-use casadi::{Function, CodeGenerator, CodegenOptions, SX, MX};
+use casadi::{CodeGenerator, CodegenOptions, Function, MX, SX};
 
 const ROUNDS: usize = 300;
 

@@ -130,7 +130,14 @@ pub(crate) struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(model: &ClsModel, opts: &'a ClsOptions, tableau: &'a ButcherTableau, geo: &'a Geometry, h_nom: SX, w: Blocks) -> Builder<'a> {
+    pub fn new(
+        model: &ClsModel,
+        opts: &'a ClsOptions,
+        tableau: &'a ButcherTableau,
+        geo: &'a Geometry,
+        h_nom: SX,
+        w: Blocks,
+    ) -> Builder<'a> {
         let frictional: Vec<usize> = (0..model.n_c()).filter(|&l| model.contacts[l].has_friction()).collect();
         let mu = SX::from_slice(&frictional.iter().map(|&l| model.contacts[l].friction).collect::<Vec<_>>());
         let eps_r = SX::from_slice(&model.contacts.iter().map(|c| c.restitution).collect::<Vec<_>>());
@@ -390,7 +397,8 @@ impl<'a> Builder<'a> {
     /// [`Builder::ahead`] with the start acceleration `acc0`.
     fn stages(&mut self, n: usize, q_n: &SX, v_post: &SX, (acc0, force0): (&SX, &SX), h: &SX) -> Result<Stages> {
         let (n_q, n_c, n_s, p, u) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone(), self.u.clone());
-        let mut st = Stages { q: vec![], v: vec![], a: vec![], force: vec![], friction: vec![], off_q: vec![], off_v: vec![], off_force: vec![] };
+        let mut st =
+            Stages { q: vec![], v: vec![], a: vec![], force: vec![], friction: vec![], off_q: vec![], off_v: vec![], off_force: vec![] };
         for m in 0..n_s {
             let (q_pred, v_pred) = self.ahead(q_n, v_post, acc0, self.tableau.c[m]);
             let (qs, oq) = self.w.add(&format!("Q_{n}_{m}"), n_q, -INF, INF, q_pred);
@@ -443,7 +451,8 @@ impl<'a> Builder<'a> {
         let (xi_p, _) = self.w.add(&format!("xi_plus_{n}"), half * n_f, 0.0, INF, along.fmax(&zero)?);
         let (xi_m, _) = self.w.add(&format!("xi_minus_{n}"), half * n_f, 0.0, INF, (-&along).fmax(&zero)?);
         self.con.eq(&xi_p - &xi_m - along);
-        let at_stages = |e: &[SX], i: usize| -> Result<Vec<AtPoint>> { e.iter().enumerate().map(|(m, x)| Ok(at(m + 1, x.at(i)?))).collect() };
+        let at_stages =
+            |e: &[SX], i: usize| -> Result<Vec<AtPoint>> { e.iter().enumerate().map(|(m, x)| Ok(at(m + 1, x.at(i)?))).collect() };
         let betas: Vec<SX> = st.friction.iter().map(|f| f.beta.clone()).collect();
         for i in 0..n_f {
             let cone_i = at_stages(&cone, i)?;

@@ -142,7 +142,17 @@ pub(crate) fn element_kernel(
 /// `inner`'s, each from its predecessor's predicted end (position, velocity, gaps);
 /// the gaps at q0 (`gaps(q, p)`) clipped at zero, as the elements take them.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn chained_guesses(first: &ElementKernel, inner: &ElementKernel, gaps: &Function, q0: &[f64], v0: &[f64], h: f64, u: &[f64], p: &[f64], count: usize) -> Result<Vec<Vec<f64>>> {
+pub(crate) fn chained_guesses(
+    first: &ElementKernel,
+    inner: &ElementKernel,
+    gaps: &Function,
+    q0: &[f64],
+    v0: &[f64],
+    h: f64,
+    u: &[f64],
+    p: &[f64],
+    count: usize,
+) -> Result<Vec<Vec<f64>>> {
     let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
     let mut gap: Vec<f64> = gaps.eval_dense(&[q0, p])?.remove(0).into_iter().map(|g| g.max(0.0)).collect();
     let mut out = Vec::with_capacity(count);

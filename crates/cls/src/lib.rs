@@ -31,9 +31,9 @@ pub mod models;
 mod ocp;
 mod options;
 mod output;
+mod pairs;
 #[cfg(feature = "plot")]
 mod plot;
-mod pairs;
 mod simulator;
 mod step;
 

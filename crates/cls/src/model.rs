@@ -248,7 +248,10 @@ impl ClsModel {
             for i in 0..n {
                 for j in 0..i {
                     if (at(i, j) - at(j, i)).abs() > 1e-12 * scale {
-                        return Err(model_error("mass matrix", format!("not symmetric at q = {q:?}: M[{i},{j}] = {} but M[{j},{i}] = {}", at(i, j), at(j, i))));
+                        return Err(model_error(
+                            "mass matrix",
+                            format!("not symmetric at q = {q:?}: M[{i},{j}] = {} but M[{j},{i}] = {}", at(i, j), at(j, i)),
+                        ));
                     }
                 }
             }

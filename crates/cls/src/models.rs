@@ -32,7 +32,8 @@ pub fn point_on_plane(eps: f64, mu: f64, force: f64) -> Result<ClsModel> {
 pub fn point_in_space(eps: f64, mu: f64, force: [f64; 2]) -> Result<ClsModel> {
     let q = SX::sym("q", 3);
     let v = SX::sym("v", 3);
-    let contact = Contact::new(q.at(2)?).restitution(eps).spatial_friction(mu, SX::from_slice(&[1.0, 0.0, 0.0]), SX::from_slice(&[0.0, 1.0, 0.0]));
+    let contact =
+        Contact::new(q.at(2)?).restitution(eps).spatial_friction(mu, SX::from_slice(&[1.0, 0.0, 0.0]), SX::from_slice(&[0.0, 1.0, 0.0]));
     Ok(ClsModel::new(q, v).with_forces(SX::from_slice(&[force[0], force[1], -G])).with_contact(contact))
 }
 

@@ -26,10 +26,7 @@ fn sum(items: &[AtPoint]) -> SX {
 /// when it is: a gap, a cone slack): one element's cross complementarity.
 pub(crate) fn cross_pairs(mode: CrossComplementarity, use_fesd: bool, active: &[AtPoint], slack: &[AtPoint]) -> Vec<(SX, SX)> {
     if !use_fesd {
-        return active
-            .iter()
-            .flat_map(|a| slack.iter().filter(move |s| s.at == a.at).map(move |s| (a.e.clone(), s.e.clone())))
-            .collect();
+        return active.iter().flat_map(|a| slack.iter().filter(move |s| s.at == a.at).map(move |s| (a.e.clone(), s.e.clone()))).collect();
     }
     match mode {
         CrossComplementarity::StagePairs => active.iter().flat_map(|a| slack.iter().map(move |s| (a.e.clone(), s.e.clone()))).collect(),

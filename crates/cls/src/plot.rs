@@ -49,7 +49,12 @@ impl ClsSimulation {
     /// Positions (top) and velocities with their jumps (bottom) over time, impacts as
     /// vertical lines.
     pub fn plot(&self, path: &Path, title: &str) -> Result<()> {
-        draw_to(path, (900, 700), |root| self.draw(root, title).map_err(|e| e.to_string()), |root| self.draw(root, title).map_err(|e| e.to_string()))
+        draw_to(
+            path,
+            (900, 700),
+            |root| self.draw(root, title).map_err(|e| e.to_string()),
+            |root| self.draw(root, title).map_err(|e| e.to_string()),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>, title: &str) -> DrawResult<'_>

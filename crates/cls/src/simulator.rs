@@ -50,7 +50,11 @@ impl Default for ClsSimulatorOptions {
             cls: ClsOptions::default(),
             step: 0.1,
             n_steps: 10,
-            homotopies: vec![SimulatorOptions::single_nlp_homotopy(), SimulatorOptions::short_homotopy(), SimulatorOptions::robust_homotopy()],
+            homotopies: vec![
+                SimulatorOptions::single_nlp_homotopy(),
+                SimulatorOptions::short_homotopy(),
+                SimulatorOptions::robust_homotopy(),
+            ],
             max_step_halvings: 5,
             warm_start_duals: true,
             impact_tol: 1e-6,
@@ -251,7 +255,16 @@ impl ClsSimulator {
 
     /// Solves one piece from the last state of `sim`; on failure of every homotopy,
     /// two halves (while allowed); the last failure is accepted with its iterate.
-    fn advance(&mut self, sim: &mut ClsSimulation, guess: &mut Vec<f64>, u: &[f64], p: &[f64], t0: f64, length: f64, halvings: usize) -> Result<()> {
+    fn advance(
+        &mut self,
+        sim: &mut ClsSimulation,
+        guess: &mut Vec<f64>,
+        u: &[f64],
+        p: &[f64],
+        t0: f64,
+        length: f64,
+        halvings: usize,
+    ) -> Result<()> {
         let (q, v) = (sim.q_final().to_vec(), sim.v_final().to_vec());
         let params: Vec<f64> = q.iter().chain(&v).chain(u).chain(p).copied().chain([length]).collect();
         self.solver.set_parameters(&params)?;
@@ -264,7 +277,10 @@ impl ClsSimulator {
         }
         // The previous piece's multipliers fit where its contacts went on unchanged.
         let went_on = |r: &ClsStepReport| {
-            r.status.is_converged() && r.attempts == 1 && r.iterations <= DUAL_START_AFTER && !sim.impacts.iter().any(|i| i.time > r.t_start - 1e-12)
+            r.status.is_converged()
+                && r.attempts == 1
+                && r.iterations <= DUAL_START_AFTER
+                && !sim.impacts.iter().any(|i| i.time > r.t_start - 1e-12)
         };
         let dual_start = self.opts.warm_start_duals && sim.steps.last().is_some_and(went_on);
         let (result, report) = self.attempt(guess, (&q, &v, &params), t0, length, halvings, dual_start)?;
@@ -280,7 +296,16 @@ impl ClsSimulator {
     }
 
     /// The piece `[t0, t0 + length]` as two halves, one halving deeper.
-    fn advance_halves(&mut self, sim: &mut ClsSimulation, guess: &mut Vec<f64>, u: &[f64], p: &[f64], t0: f64, length: f64, halvings: usize) -> Result<()> {
+    fn advance_halves(
+        &mut self,
+        sim: &mut ClsSimulation,
+        guess: &mut Vec<f64>,
+        u: &[f64],
+        p: &[f64],
+        t0: f64,
+        length: f64,
+        halvings: usize,
+    ) -> Result<()> {
         let half = length / 2.0;
         self.advance(sim, guess, u, p, t0, half, halvings + 1)?;
         self.advance(sim, guess, u, p, t0 + half, half, halvings + 1)
@@ -306,8 +331,24 @@ impl ClsSimulator {
 
     /// Every tier from the warm start `guess`, then the resting guess and the
     /// prediction at `(q, v, params)` (built only once the warm start has failed).
-    fn attempt(&mut self, guess: &[f64], (q, v, params): (&[f64], &[f64], &[f64]), t0: f64, length: f64, halvings: usize, dual_start: bool) -> Result<(MpccResult, ClsStepReport)> {
-        let mut report = ClsStepReport { t_start: t0, length, halvings, status: MpccStatus::CompTolNotReached, attempts: 0, reinitialized: false, iterations: 0 };
+    fn attempt(
+        &mut self,
+        guess: &[f64],
+        (q, v, params): (&[f64], &[f64], &[f64]),
+        t0: f64,
+        length: f64,
+        halvings: usize,
+        dual_start: bool,
+    ) -> Result<(MpccResult, ClsStepReport)> {
+        let mut report = ClsStepReport {
+            t_start: t0,
+            length,
+            halvings,
+            status: MpccStatus::CompTolNotReached,
+            attempts: 0,
+            reinitialized: false,
+            iterations: 0,
+        };
         let mut last = None;
         if dual_start {
             let mut h = self.opts.homotopies[0].clone();

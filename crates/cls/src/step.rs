@@ -116,7 +116,8 @@ impl ClsStep {
         let w = MX::sym("w", table.len());
         let params = MX::sym("params", 2 * n_q + n_u + n_p + 1);
         let part = |from: usize, len: usize| params.slice(from..from + len);
-        let (q0, v0, u, p, t_int) = (part(0, n_q)?, part(n_q, n_q)?, part(2 * n_q, n_u)?, part(2 * n_q + n_u, n_p)?, part(2 * n_q + n_u + n_p, 1)?);
+        let (q0, v0, u, p, t_int) =
+            (part(0, n_q)?, part(n_q, n_q)?, part(2 * n_q, n_u)?, part(2 * n_q + n_u, n_p)?, part(2 * n_q + n_u + n_p, 1)?);
         // The gaps at q0 are given, clipped at zero: a resting contact may start a hair
         // inside, by the previous interval's constraint tolerance.
         let gap0 = geo.gaps.call(&[&q0, &p])?.remove(0);
@@ -130,16 +131,30 @@ impl ClsStep {
         };
         // The exact equilibration Hessian: the step is expanded into one SX graph below
         // (see `FesdOptions::for_expansion`).
-        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: StepEquilibrationHessian::Exact, sum_in_time_units: true };
+        let chain_opts = ChainOptions {
+            use_fesd: opts.use_fesd,
+            step_equilibration: opts.step_equilibration,
+            rho_h: opts.rho_h,
+            equilibration_hessian: StepEquilibrationHessian::Exact,
+            sum_in_time_units: true,
+        };
         let chain = assemble_chain(&dcs_element(&first, &inner)?, &[n_fe], chain_opts, &table, &w, &inputs)?;
         let vec = |m: &MX| m.reshape(m.numel(), 1);
         let r = &chain.equilibration_constraints;
         let g = MX::vertcat(&[&chain.g, r])?;
         let f = chain.penalty.sum() + &chain.equilibration_cost;
         // Expanded to SX: a step has few elements, inlined kernels evaluate faster.
-        let step = Function::new("cls_step", &[("w", &w), ("params", &params)], &[("f", &f), ("g", &g), ("G", &vec(&chain.pairs_g)?), ("H", &vec(&chain.pairs_h)?)])?.expand()?;
+        let step = Function::new(
+            "cls_step",
+            &[("w", &w), ("params", &params)],
+            &[("f", &f), ("g", &g), ("G", &vec(&chain.pairs_g)?), ("H", &vec(&chain.pairs_h)?)],
+        )?
+        .expand()?;
         let (w_sx, params_sx) = (SX::sym("w", w.numel()), SX::sym("params", params.numel()));
-        let [f, g, big_g, big_h]: [SX; 4] = step.call(&[&w_sx, &params_sx])?.try_into().map_err(|_| casadi::Error::InvalidArgument("the step function has four outputs".into()))?;
+        let [f, g, big_g, big_h]: [SX; 4] = step
+            .call(&[&w_sx, &params_sx])?
+            .try_into()
+            .map_err(|_| casadi::Error::InvalidArgument("the step function has four outputs".into()))?;
         let mut mpcc = Mpcc::new(w_sx, f, big_g, big_h);
         mpcc.g = g;
         mpcc.lbg = chain.lbg.iter().copied().chain(std::iter::repeat_n(0.0, r.numel())).collect();
@@ -177,9 +192,13 @@ impl ClsStep {
         let l = &self.layout;
         let n_q = l.n_q;
         if params.len() != 2 * n_q + self.n_u + self.n_p + 1 {
-            return Err(crate::error::ClsError::BadInput { what: "params", reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), 2 * n_q + self.n_u + self.n_p + 1) });
+            return Err(crate::error::ClsError::BadInput {
+                what: "params",
+                reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), 2 * n_q + self.n_u + self.n_p + 1),
+            });
         }
-        let (q0, v0, u, p) = (&params[..n_q], &params[n_q..2 * n_q], &params[2 * n_q..2 * n_q + self.n_u], &params[2 * n_q + self.n_u..params.len() - 1]);
+        let (q0, v0, u, p) =
+            (&params[..n_q], &params[n_q..2 * n_q], &params[2 * n_q..2 * n_q + self.n_u], &params[2 * n_q + self.n_u..params.len() - 1]);
         let h_nom = params[params.len() - 1] / l.n_fe as f64;
         let mut w = self.mpcc.w0.clone();
         let guesses = chained_guesses(&self.first, &self.inner, &self.gaps, q0, v0, h_nom, u, p, l.n_fe)?;
@@ -196,7 +215,10 @@ impl ClsStep {
         let l = &self.layout;
         for (what, vals) in [("q0", q0), ("v0", v0)] {
             if vals.len() != l.n_q {
-                return Err(crate::error::ClsError::BadInput { what, reason: format!("has {} entries, the model needs {}", vals.len(), l.n_q) });
+                return Err(crate::error::ClsError::BadInput {
+                    what,
+                    reason: format!("has {} entries, the model needs {}", vals.len(), l.n_q),
+                });
             }
         }
         let mut w = self.mpcc.w0.clone();
@@ -217,11 +239,12 @@ impl ClsStep {
 /// Absolute offsets of every element's unknowns in `table`.
 fn layout(table: &VariableTable, first: &ElementKernel, inner: &ElementKernel, n_fe: usize, n_s: usize) -> ClsLayout {
     let tau = table.indices("tau");
-    let elements: Vec<(usize, &ElementKernel)> = (0..n_fe)
-        .map(|n| (table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset), if n == 0 { first } else { inner }))
-        .collect();
+    let elements: Vec<(usize, &ElementKernel)> =
+        (0..n_fe).map(|n| (table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset), if n == 0 { first } else { inner })).collect();
     let each = |f: &dyn Fn(&ElementKernel) -> usize| elements.iter().map(|(o, k)| o + f(k)).collect::<Vec<usize>>();
-    let stages = |f: &dyn Fn(&ElementKernel) -> &Vec<usize>| elements.iter().map(|(o, k)| f(k).iter().map(|x| o + x).collect()).collect::<Vec<Vec<usize>>>();
+    let stages = |f: &dyn Fn(&ElementKernel) -> &Vec<usize>| {
+        elements.iter().map(|(o, k)| f(k).iter().map(|x| o + x).collect()).collect::<Vec<Vec<usize>>>()
+    };
     ClsLayout {
         n_q: inner.n_q,
         n_c: inner.n_c,

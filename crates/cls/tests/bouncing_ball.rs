@@ -155,7 +155,12 @@ fn an_impact_sooner_than_the_shortest_element_halves_the_step_before_any_attempt
     assert!((got[0] - t_impact).abs() < 1e-9, "impact at {}, expected {t_impact}", got[0]);
     let flight = 0.15 - t_impact;
     let (q_t, v_t) = (speed * flight - 0.5 * G * flight * flight, speed - G * flight);
-    assert!((r.q_final()[0] - q_t).abs() < 1e-6 && (r.v_final()[0] - v_t).abs() < 1e-6, "({}, {}) vs ({q_t}, {v_t})", r.q_final()[0], r.v_final()[0]);
+    assert!(
+        (r.q_final()[0] - q_t).abs() < 1e-6 && (r.v_final()[0] - v_t).abs() < 1e-6,
+        "({}, {}) vs ({q_t}, {v_t})",
+        r.q_final()[0],
+        r.v_final()[0]
+    );
 }
 
 #[test]
@@ -175,5 +180,10 @@ fn the_previous_multipliers_start_resting_pieces_sooner() {
         assert!((r.impacts[0].time - t_impact).abs() < 1e-8, "impact at {}", r.impacts[0].time);
         assert!(r.q.last().unwrap()[0].abs() < 1e-8 && r.v.last().unwrap()[0].abs() < 1e-8);
     }
-    assert!(2 * warm.total_iterations() < plain.total_iterations() + plain.total_iterations() / 2, "{} vs {}", warm.total_iterations(), plain.total_iterations());
+    assert!(
+        2 * warm.total_iterations() < plain.total_iterations() + plain.total_iterations() / 2,
+        "{} vs {}",
+        warm.total_iterations(),
+        plain.total_iterations()
+    );
 }

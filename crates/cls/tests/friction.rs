@@ -35,7 +35,13 @@ fn sliding_block_stops_exactly_and_stays_stuck() {
     assert!((r.t[i] - t_stop).abs() < 1e-6, "stopped at {}, expected {t_stop}", r.t[i]);
     assert!((r.q[i][0] - x_stop).abs() < 1e-6, "stopped at x = {}, expected {x_stop}", r.q[i][0]);
     for j in i..r.t.len() {
-        assert!((r.q[j][0] - x_stop).abs() < 1e-6 && r.v[j][0].abs() < 1e-7, "moved after the stop: t = {}, q = {:?}, v = {:?}", r.t[j], r.q[j], r.v[j]);
+        assert!(
+            (r.q[j][0] - x_stop).abs() < 1e-6 && r.v[j][0].abs() < 1e-7,
+            "moved after the stop: t = {}, q = {:?}, v = {:?}",
+            r.t[j],
+            r.q[j],
+            r.v[j]
+        );
         assert!(r.q[j][1].abs() < 1e-7, "left the ground: {:?}", r.q[j]);
     }
     // While sliding: x(t) = 2t − μg t²/2.

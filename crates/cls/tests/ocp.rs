@@ -167,7 +167,10 @@ fn a_diagonal_push_on_a_spatial_contact_matches_the_planar_optimum() {
     let (cost, u_star) = exact_optimum(mu, 1.0, 0.2, 10);
     assert!((r.cost - cost).abs() < 1e-4, "cost {} vs planar exact {cost}", r.cost);
     for (k, (got, want)) in r.u.iter().zip(&u_star).enumerate() {
-        assert!((got[0] - want * target).abs() < 1e-3 && (got[1] - want * target).abs() < 1e-3, "u[{k}] = {got:?} vs {want} along the diagonal");
+        assert!(
+            (got[0] - want * target).abs() < 1e-3 && (got[1] - want * target).abs() < 1e-3,
+            "u[{k}] = {got:?} vs {want} along the diagonal"
+        );
     }
 }
 

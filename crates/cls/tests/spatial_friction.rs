@@ -2,9 +2,9 @@
 //! or the circular (conic) cone, against analytic motions of a block on flat ground
 //! (μ = 0.5).
 
+use casadi::SX;
 use fesd_cls::models::{point_in_space, G};
 use fesd_cls::{ClsError, ClsModel, ClsOptions, ClsSimulation, ClsSimulator, ClsSimulatorOptions, Contact, FrictionModel};
-use casadi::SX;
 
 const MU: f64 = 0.5;
 
@@ -39,7 +39,11 @@ fn assert_stops_on_its_line(theta: f64, cls: ClsOptions) {
         let t = r.t[j].min(t_stop);
         let d = 2.0 * t - 0.5 * MU * G * t * t;
         let q = &r.q[j];
-        assert!((q[0] - d * c).abs() < 1e-6 && (q[1] - d * s).abs() < 1e-6, "θ = {theta}, t = {}: q = {q:?}, expected distance {d}", r.t[j]);
+        assert!(
+            (q[0] - d * c).abs() < 1e-6 && (q[1] - d * s).abs() < 1e-6,
+            "θ = {theta}, t = {}: q = {q:?}, expected distance {d}",
+            r.t[j]
+        );
         assert!(q[2].abs() < 1e-7, "left the ground: {q:?}");
         if j >= i {
             assert!(speed(&r.v[j]) < 1e-7 && (d - d_stop).abs() < 1e-9, "moved after the stop: {:?}", r.v[j]);
@@ -82,7 +86,12 @@ fn assert_holds_below_and_yields_above(theta: f64, cls: ClsOptions) {
     let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
     let along = |f: f64| [f * c, f * s];
     let r = simulate(along(0.9 * MU * G), [0.0, 0.0], cls.clone());
-    assert!(r.q_final().iter().all(|x| x.abs() < 1e-7) && r.v_final().iter().all(|x| x.abs() < 1e-7), "{:?} {:?}", r.q_final(), r.v_final());
+    assert!(
+        r.q_final().iter().all(|x| x.abs() < 1e-7) && r.v_final().iter().all(|x| x.abs() < 1e-7),
+        "{:?} {:?}",
+        r.q_final(),
+        r.v_final()
+    );
     let r = simulate(along(1.2 * MU * G), [0.0, 0.0], cls);
     let (a, t) = (0.2 * MU * G, 0.8);
     let v = r.v_final();
@@ -146,7 +155,10 @@ fn oblique_impacts_on_the_conic_cone_follow_the_impulse_friction_law() {
     assert!((imp.impulse - lambda_n).abs() < 1e-6, "{imp:?}");
     assert!((imp.v_after[2] + eps * vz).abs() < 1e-6, "{imp:?}");
     let after = speed - mu * lambda_n;
-    assert!((imp.v_after[0] - after * c).abs() < 1e-6 && (imp.v_after[1] - after * s).abs() < 1e-6, "{imp:?}: expected speed {after} along 30°");
+    assert!(
+        (imp.v_after[0] - after * c).abs() < 1e-6 && (imp.v_after[1] - after * s).abs() < 1e-6,
+        "{imp:?}: expected speed {after} along 30°"
+    );
     let imp = first_spatial_impact(0.8, 1.0, theta, conic());
     assert!((imp.v_after[2] + eps * vz).abs() < 1e-6, "{imp:?}");
     assert!(imp.v_after[0].hypot(imp.v_after[1]) < 1e-6, "{imp:?}");

@@ -165,7 +165,14 @@ pub(crate) fn pick(m: &MX, cols: &[usize]) -> casadi::Result<MX> {
 
 /// Neighbour pairs (e − 1, e) of elements inside each control interval: `(prev, next)`.
 pub(crate) fn neighbours(fe: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let start: Vec<usize> = fe.iter().scan(0, |acc, &c| { let s = *acc; *acc += c; Some(s) }).collect();
+    let start: Vec<usize> = fe
+        .iter()
+        .scan(0, |acc, &c| {
+            let s = *acc;
+            *acc += c;
+            Some(s)
+        })
+        .collect();
     let next: Vec<usize> = fe.iter().zip(&start).flat_map(|(&c, &s)| (1..c).map(move |m| s + m)).collect();
     let prev = next.iter().map(|e| e - 1).collect();
     (prev, next)
@@ -179,19 +186,30 @@ pub fn element_intervals(fe: &[usize]) -> Vec<usize> {
 impl DcsElement {
     /// Checks that the kernels have the fixed signature.
     fn validate(&self) -> Result<()> {
-        let bad = |reason: String| Err(DiscretizationError::InvalidOption { name: "element kernel", reason: format!("{}: {reason}", self.name) });
+        let bad =
+            |reason: String| Err(DiscretizationError::InvalidOption { name: "element kernel", reason: format!("{}: {reason}", self.name) });
         let n_in = self.blocks.len() + 5;
-        let kernels = std::iter::once((&self.element, &self.lbg, &self.row_names)).chain(self.first_element.as_ref().map(|(f, lb, _, names)| (f, lb, names)));
+        let kernels = std::iter::once((&self.element, &self.lbg, &self.row_names))
+            .chain(self.first_element.as_ref().map(|(f, lb, _, names)| (f, lb, names)));
         for (f, lbg, names) in kernels {
             if f.n_in() != n_in || f.n_out() < output::FIXED {
                 return bad(format!("{} inputs and {} outputs, expected {n_in} and at least {}", f.n_in(), f.n_out(), output::FIXED));
             }
             if f.sparsity_out(output::G_ROWS)?.nrow() != lbg.len() || names.len() != lbg.len() {
-                return bad(format!("{} constraint rows, {} bounds, {} row names", f.sparsity_out(output::G_ROWS)?.nrow(), lbg.len(), names.len()));
+                return bad(format!(
+                    "{} constraint rows, {} bounds, {} row names",
+                    f.sparsity_out(output::G_ROWS)?.nrow(),
+                    lbg.len(),
+                    names.len()
+                ));
             }
         }
         if self.boundary.n_in() != self.blocks.len() {
-            return bad(format!("the boundary function takes {} inputs, the element has {} blocks", self.boundary.n_in(), self.blocks.len()));
+            return bad(format!(
+                "the boundary function takes {} inputs, the element has {} blocks",
+                self.boundary.n_in(),
+                self.blocks.len()
+            ));
         }
         Ok(())
     }
@@ -219,7 +237,14 @@ impl DcsElement {
 /// The element kernels of `dcs` mapped over a horizon of `fe[k]` elements in
 /// interval k, whose unknowns are in `w` laid out by `table` (the DCS's blocks, and
 /// `tau` blocks with FESD).
-pub fn assemble_chain(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, table: &VariableTable, w: &MX, inputs: &ChainInputs) -> Result<Chain> {
+pub fn assemble_chain(
+    dcs: &DcsElement,
+    fe: &[usize],
+    opts: ChainOptions,
+    table: &VariableTable,
+    w: &MX,
+    inputs: &ChainInputs,
+) -> Result<Chain> {
     dcs.validate()?;
     let (n, e_count) = (fe.len(), fe.iter().sum::<usize>());
     if n == 0 || fe.contains(&0) {
@@ -243,14 +268,24 @@ pub fn assemble_chain(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, table:
         MX::from_slice(&nominal).reshape(1, e_count)?
     };
     let hs = &taus * &(&inputs.t_final / n as f64);
-    let per_element = |m: &MX| -> casadi::Result<MX> { if m.nrow() > 0 { m.get(.., interval_of.clone()) } else { Ok(MX::zeros(0, e_count)) } };
+    let per_element = |m: &MX| -> casadi::Result<MX> {
+        if m.nrow() > 0 {
+            m.get(.., interval_of.clone())
+        } else {
+            Ok(MX::zeros(0, e_count))
+        }
+    };
     let (u, data) = (per_element(&inputs.u)?, per_element(&inputs.data)?);
     let boundary = dcs.boundary.map_with(e_count, Parallelization::Serial)?.call(&blocks.iter().collect::<Vec<_>>())?.remove(0);
     let outs = element_outputs(dcs, e_count, &blocks, &boundary, inputs, &hs, &u, &data)?;
     let mut g = outs[output::G_ROWS].clone();
     let (mut lbg, mut ubg, mut row_labels) = row_bounds(dcs, e_count);
     if opts.use_fesd {
-        let sums = if opts.sum_in_time_units { column(&interval_sums(&hs, &interval_of, n)?)? - &inputs.t_final / n as f64 } else { column(&interval_sums(&taus, &interval_of, n)?)? - 1.0 };
+        let sums = if opts.sum_in_time_units {
+            column(&interval_sums(&hs, &interval_of, n)?)? - &inputs.t_final / n as f64
+        } else {
+            column(&interval_sums(&taus, &interval_of, n)?)? - 1.0
+        };
         g = MX::vertcat(&[&g, &sums])?;
         lbg.extend(std::iter::repeat_n(0.0, n));
         ubg.extend(std::iter::repeat_n(0.0, n));
@@ -296,7 +331,16 @@ pub fn assemble_chain(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, table:
 /// length may differ between the kernels) as one column each; the rest as columns
 /// side by side.
 #[allow(clippy::too_many_arguments)]
-fn element_outputs(dcs: &DcsElement, e_count: usize, blocks: &[MX], boundary: &MX, inputs: &ChainInputs, hs: &MX, u: &MX, data: &MX) -> Result<Vec<MX>> {
+fn element_outputs(
+    dcs: &DcsElement,
+    e_count: usize,
+    blocks: &[MX],
+    boundary: &MX,
+    inputs: &ChainInputs,
+    hs: &MX,
+    u: &MX,
+    data: &MX,
+) -> Result<Vec<MX>> {
     let stacked = [output::G_ROWS, output::PAIRS_G, output::PAIRS_H];
     let call = |f: &Function, cols: std::ops::Range<usize>, b_in: &MX| -> Result<Vec<MX>> {
         let count = cols.len();
@@ -305,7 +349,11 @@ fn element_outputs(dcs: &DcsElement, e_count: usize, blocks: &[MX], boundary: &M
         args.extend([b_in.clone(), part(hs)?, part(u)?, inputs.p.clone(), part(data)?]);
         let f = if count == 1 { f.clone() } else { f.map_with(count, Parallelization::Serial)? };
         let out = f.call(&args.iter().collect::<Vec<_>>())?;
-        Ok(out.iter().enumerate().map(|(i, o)| if stacked.contains(&i) { column(o) } else { Ok(o.clone()) }).collect::<casadi::Result<_>>()?)
+        Ok(out
+            .iter()
+            .enumerate()
+            .map(|(i, o)| if stacked.contains(&i) { column(o) } else { Ok(o.clone()) })
+            .collect::<casadi::Result<_>>()?)
     };
     let b_in = |cols: std::ops::Range<usize>| -> casadi::Result<MX> {
         if cols.start == 0 {
@@ -359,7 +407,15 @@ fn row_bounds(dcs: &DcsElement, e_count: usize) -> (Vec<f64>, Vec<f64>, Vec<Stri
 /// Step equilibration between neighbouring elements of each interval: its cost term
 /// and, for `Direct`, the constraints `η_n (h_n − h_{n−1}) = 0`. The heuristic mean
 /// compares steps on the grid of `t_grid`.
-fn step_equilibration(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, taus: &MX, hs: &MX, t_grid: &MX, indicators: &MX) -> Result<(MX, Option<MX>)> {
+fn step_equilibration(
+    dcs: &DcsElement,
+    fe: &[usize],
+    opts: ChainOptions,
+    taus: &MX,
+    hs: &MX,
+    t_grid: &MX,
+    indicators: &MX,
+) -> Result<(MX, Option<MX>)> {
     let n = fe.len();
     let h_grid = taus * &(t_grid / n as f64);
     let (prev, next) = neighbours(fe);
@@ -375,7 +431,8 @@ fn step_equilibration(dcs: &DcsElement, fe: &[usize], opts: ChainOptions, taus: 
             Ok((d.dot(&d)? * rho, None))
         }
         mode @ (StepEquilibration::L2Relaxed | StepEquilibration::L2RelaxedScaled | StepEquilibration::Direct) => {
-            let kernel = dcs.equilibration_kernel(mode == StepEquilibration::L2RelaxedScaled)?.map_with(next.len(), Parallelization::Serial)?;
+            let kernel =
+                dcs.equilibration_kernel(mode == StepEquilibration::L2RelaxedScaled)?.map_with(next.len(), Parallelization::Serial)?;
             let (h_prev, h_next) = (pick(hs, &prev)?, pick(hs, &next)?);
             let out = kernel.call(&[&pick(indicators, &prev)?, &pick(indicators, &next)?, &h_prev, &h_next])?;
             let r = column(&out[0])?;

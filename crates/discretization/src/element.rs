@@ -103,7 +103,11 @@ impl PointFunctions {
     fn new(model: &PssModel, alg: &StageAlgebra, terms: &ElementTerms) -> Result<Self> {
         let xup = [("x", &model.x), ("u", &model.u), ("p", &model.p)];
         let cost = terms.lagrange.as_ref().map(|l| Function::new("fesd_lagrange", &xup, &[("l", l)])).transpose()?;
-        let track = terms.tracking.as_ref().map(|(y, w)| Ok::<_, casadi::Error>((Function::new("fesd_outputs_y", &xup, &[("y", y)])?, SX::from_slice(w)))).transpose()?;
+        let track = terms
+            .tracking
+            .as_ref()
+            .map(|(y, w)| Ok::<_, casadi::Error>((Function::new("fesd_outputs_y", &xup, &[("y", y)])?, SX::from_slice(w))))
+            .transpose()?;
         Ok(PointFunctions { stage: alg.function(model, "fesd_stage")?, cost, track })
     }
 
@@ -163,7 +167,14 @@ fn indicators_and_link(left: &[SX], primals: &[Vec<SX>], duals: &[Vec<SX>], n_s:
 /// The element of `model` with the extra `terms` as the chain drives it; with
 /// `end_block` the element's end state is an `x` block of its own (else its last
 /// stage state, see [`crate::ElementGrid::end_is_last_stage`]).
-pub(crate) fn pss_element(model: &PssModel, alg: &StageAlgebra, tableau: &ButcherTableau, opts: &FesdOptions, terms: &ElementTerms, end_block: bool) -> Result<(DcsElement, ElementSizes)> {
+pub(crate) fn pss_element(
+    model: &PssModel,
+    alg: &StageAlgebra,
+    tableau: &ButcherTableau,
+    opts: &FesdOptions,
+    terms: &ElementTerms,
+    end_block: bool,
+) -> Result<(DcsElement, ElementSizes)> {
     let (n_x, n_s, n_z, n_comp) = (model.n_x(), tableau.n_s(), alg.n_z(), alg.n_comp());
     let end_point = !tableau.is_stiffly_accurate();
     let n_pts = n_s + usize::from(end_point);

@@ -147,10 +147,19 @@ impl ElementGrid {
     /// As [`ElementGrid::new`] with the DCS written by `lowering` (any
     /// [`SubsystemLowering`], not only the representations of
     /// [`FesdOptions::representation`], which is then ignored).
-    pub fn with_lowering(model: &PssModel, opts: &FesdOptions, fe: Vec<usize>, terms: &ElementTerms, lowering: &dyn SubsystemLowering) -> Result<ElementGrid> {
+    pub fn with_lowering(
+        model: &PssModel,
+        opts: &FesdOptions,
+        fe: Vec<usize>,
+        terms: &ElementTerms,
+        lowering: &dyn SubsystemLowering,
+    ) -> Result<ElementGrid> {
         let tableau = opts.validate()?;
         if fe.is_empty() || fe.contains(&0) {
-            return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "every interval needs at least one finite element".into() });
+            return Err(DiscretizationError::InvalidOption {
+                name: "n_fe",
+                reason: "every interval needs at least one finite element".into(),
+            });
         }
         let alg = StageAlgebra::with_lowering(model, lowering)?;
         let end_block = !end_is_last_stage(opts, &tableau);
@@ -250,7 +259,11 @@ impl ElementGrid {
         let fe = &self.fe;
         let tau = |k: usize| {
             let nom = 1.0 / fe[k] as f64;
-            if opts.use_fesd { ([(1.0 - opts.gamma_h) * nom], [(1.0 + opts.gamma_h) * nom], [nom]) } else { ([nom], [nom], [nom]) }
+            if opts.use_fesd {
+                ([(1.0 - opts.gamma_h) * nom], [(1.0 + opts.gamma_h) * nom], [nom])
+            } else {
+                ([nom], [nom], [nom])
+            }
         };
         let elements: Vec<(usize, usize)> = fe.iter().enumerate().flat_map(|(k, &c)| (0..c).map(move |n| (k, n))).collect();
         let add = |t: &mut VariableTable, kind: &str, k: usize, n: usize| match kind {
@@ -292,10 +305,24 @@ impl ElementGrid {
     pub fn assemble(&self, table: &VariableTable, w: &MX, inputs: &GridInputs) -> Result<Assembly> {
         let opts = &self.opts;
         let boundary0 = MX::vertcat(&[&inputs.x0, &self.first_boundary_duals(inputs)?])?;
-        let chain_inputs = ChainInputs { boundary0, u: inputs.u.clone(), p: inputs.p.clone(), data: inputs.y_ref.clone(), t_final: inputs.t_final.clone(), t_grid: inputs.t_grid.clone() };
-        let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: opts.step_equilibration_hessian, sum_in_time_units: false };
+        let chain_inputs = ChainInputs {
+            boundary0,
+            u: inputs.u.clone(),
+            p: inputs.p.clone(),
+            data: inputs.y_ref.clone(),
+            t_final: inputs.t_final.clone(),
+            t_grid: inputs.t_grid.clone(),
+        };
+        let chain_opts = ChainOptions {
+            use_fesd: opts.use_fesd,
+            step_equilibration: opts.step_equilibration,
+            rho_h: opts.rho_h,
+            equilibration_hessian: opts.step_equilibration_hessian,
+            sum_in_time_units: false,
+        };
         let c = assemble_chain(&self.dcs, &self.fe, chain_opts, table, w, &chain_inputs)?;
-        let [theta, x_stage, path, primal, dual_end] = <[MX; 5]>::try_from(c.extras).map_err(|_| DiscretizationError::InvalidOption { name: "element kernel", reason: "expected five result outputs".into() })?;
+        let [theta, x_stage, path, primal, dual_end] = <[MX; 5]>::try_from(c.extras)
+            .map_err(|_| DiscretizationError::InvalidOption { name: "element kernel", reason: "expected five result outputs".into() })?;
         Ok(Assembly {
             equalities: c.g,
             equilibration_constraints: c.equilibration_constraints,

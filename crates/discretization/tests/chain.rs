@@ -3,7 +3,9 @@
 //! first element, 1 after), checked row by row against hand-computed values.
 
 use casadi::{Function, MX, SX};
-use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, DcsElement, StepEquilibration, StepEquilibrationHessian, VariableTable};
+use fesd_discretization::{
+    assemble_chain, ChainInputs, ChainOptions, DcsElement, StepEquilibration, StepEquilibrationHessian, VariableTable,
+};
 
 /// The integrator element; `c` scales the control.
 fn kernel(name: &str, c: f64) -> Function {
@@ -13,7 +15,15 @@ fn kernel(name: &str, c: f64) -> Function {
     Function::new(
         name,
         &[("x", &x), ("b_in", &b_in), ("h", &h), ("u", &u), ("p", &p), ("data", &data)],
-        &[("g", &g), ("G", &x), ("H", &h), ("quad", &(&h * &x)), ("penalty", &SX::scalar(0.0)), ("indicators", &x), ("link", &SX::zeros(0, 1))],
+        &[
+            ("g", &g),
+            ("G", &x),
+            ("H", &h),
+            ("quad", &(&h * &x)),
+            ("penalty", &SX::scalar(0.0)),
+            ("indicators", &x),
+            ("link", &SX::zeros(0, 1)),
+        ],
     )
     .unwrap()
 }
@@ -51,7 +61,13 @@ fn a_dcs_of_its_own_is_chained_row_by_row() {
         t_grid: MX::scalar(2.0),
     };
     let rho = 3.0;
-    let opts = ChainOptions { use_fesd: true, step_equilibration: StepEquilibration::L2Relaxed, rho_h: rho, equilibration_hessian: StepEquilibrationHessian::Exact, sum_in_time_units: false };
+    let opts = ChainOptions {
+        use_fesd: true,
+        step_equilibration: StepEquilibration::L2Relaxed,
+        rho_h: rho,
+        equilibration_hessian: StepEquilibrationHessian::Exact,
+        sum_in_time_units: false,
+    };
     let c = assemble_chain(&integrator(), &fe, opts, &table, &w, &inputs).unwrap();
     assert_eq!(c.row_labels[0], "element 0: x = b_in + 2 h u");
     assert_eq!(c.row_labels[4], "element 4: x = b_in + h u");
@@ -59,7 +75,15 @@ fn a_dcs_of_its_own_is_chained_row_by_row() {
     let f = Function::new(
         "chain",
         &[("w", &w), ("par", &par)],
-        &[("g", &c.g), ("G", &c.pairs_g), ("H", &c.pairs_h), ("h", &c.h), ("b", &c.boundary), ("quad", &c.quad), ("eq_cost", &c.equilibration_cost)],
+        &[
+            ("g", &c.g),
+            ("G", &c.pairs_g),
+            ("H", &c.pairs_h),
+            ("h", &c.h),
+            ("b", &c.boundary),
+            ("quad", &c.quad),
+            ("eq_cost", &c.equilibration_cost),
+        ],
     )
     .unwrap();
     let tau = [0.3, 0.7, 0.2, 0.5, 0.4];
@@ -103,12 +127,25 @@ fn the_gauss_newton_equilibration_hessian_keeps_value_and_gradient() {
     let fe = [3usize];
     let table = tau_then_x(&fe);
     let w = MX::sym("w", table.len());
-    let inputs = ChainInputs { boundary0: MX::scalar(0.0), u: MX::zeros(1, 1), p: MX::zeros(0, 1), data: MX::zeros(0, 1), t_final: MX::scalar(1.0), t_grid: MX::scalar(1.0) };
+    let inputs = ChainInputs {
+        boundary0: MX::scalar(0.0),
+        u: MX::zeros(1, 1),
+        p: MX::zeros(0, 1),
+        data: MX::zeros(0, 1),
+        t_final: MX::scalar(1.0),
+        t_grid: MX::scalar(1.0),
+    };
     let rho = 3.0;
     let (tau, x) = ([0.2, 0.5, 0.3], [1.5, -2.0, 0.5]);
     let wv: Vec<f64> = tau.iter().chain(&x).copied().collect();
     let derivatives = |hessian: StepEquilibrationHessian| -> Vec<Vec<f64>> {
-        let opts = ChainOptions { use_fesd: true, step_equilibration: StepEquilibration::L2Relaxed, rho_h: rho, equilibration_hessian: hessian, sum_in_time_units: false };
+        let opts = ChainOptions {
+            use_fesd: true,
+            step_equilibration: StepEquilibration::L2Relaxed,
+            rho_h: rho,
+            equilibration_hessian: hessian,
+            sum_in_time_units: false,
+        };
         let cost = assemble_chain(&integrator(), &fe, opts, &table, &w, &inputs).unwrap().equilibration_cost;
         let grad = MX::gradient(&cost, &w).unwrap();
         let hess = MX::hessian(&cost, &w).unwrap();
@@ -140,8 +177,21 @@ fn a_wrong_kernel_or_table_is_refused_by_name() {
     dcs.lbg = vec![0.0, 0.0];
     let table = VariableTable::default();
     let w = MX::sym("w", 0);
-    let inputs = ChainInputs { boundary0: MX::scalar(0.0), u: MX::zeros(1, 1), p: MX::zeros(0, 1), data: MX::zeros(0, 1), t_final: MX::scalar(1.0), t_grid: MX::scalar(1.0) };
-    let opts = ChainOptions { use_fesd: false, step_equilibration: StepEquilibration::HeuristicMean, rho_h: 1.0, equilibration_hessian: StepEquilibrationHessian::default(), sum_in_time_units: false };
+    let inputs = ChainInputs {
+        boundary0: MX::scalar(0.0),
+        u: MX::zeros(1, 1),
+        p: MX::zeros(0, 1),
+        data: MX::zeros(0, 1),
+        t_final: MX::scalar(1.0),
+        t_grid: MX::scalar(1.0),
+    };
+    let opts = ChainOptions {
+        use_fesd: false,
+        step_equilibration: StepEquilibration::HeuristicMean,
+        rho_h: 1.0,
+        equilibration_hessian: StepEquilibrationHessian::default(),
+        sum_in_time_units: false,
+    };
     let err = assemble_chain(&dcs, &[1], opts, &table, &w, &inputs).err().expect("refused");
     assert!(err.to_string().contains("integrator") && err.to_string().contains("constraint rows"), "{err}");
     // A table without the element's block is refused too (not read as zeros).

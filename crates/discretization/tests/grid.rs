@@ -25,7 +25,15 @@ fn solve(order: BlockOrder, lift_element_end: bool) -> (ElementGrid, VariableTab
     grid.add_blocks(&mut table, &ElementBounds { x_lower: vec![-inf], x_upper: vec![inf], at_stages: false, x_guess: vec![-1.0] }, order);
     let w = MX::sym("w", table.len());
     let one = MX::scalar(1.0);
-    let inputs = GridInputs { x0: MX::scalar(-1.0), u: MX::zeros(0, 2), p: MX::zeros(0, 1), t_final: one.clone(), t_grid: one, lambda0: None, y_ref: MX::zeros(0, 2) };
+    let inputs = GridInputs {
+        x0: MX::scalar(-1.0),
+        u: MX::zeros(0, 2),
+        p: MX::zeros(0, 1),
+        t_final: one.clone(),
+        t_grid: one,
+        lambda0: None,
+        y_ref: MX::zeros(0, 2),
+    };
     let a = grid.assemble(&table, &w, &inputs).unwrap();
     assert_eq!(a.equilibration_constraints.numel(), 0, "heuristic step equilibration is a cost");
     let n_eq = a.equalities.numel();
@@ -43,7 +51,9 @@ fn solve(order: BlockOrder, lift_element_end: bool) -> (ElementGrid, VariableTab
 #[test]
 fn intervals_with_different_element_counts_find_the_exact_switch() {
     let mut solutions = Vec::new();
-    for (order, lift) in [(BlockOrder::ByKind, false), (BlockOrder::ByElement, false), (BlockOrder::ByKind, true), (BlockOrder::ByElement, true)] {
+    for (order, lift) in
+        [(BlockOrder::ByKind, false), (BlockOrder::ByElement, false), (BlockOrder::ByKind, true), (BlockOrder::ByElement, true)]
+    {
         let (grid, table, w) = solve(order, lift);
         let read = |name: &str, k: usize, n: usize| table.read(&w, name, Some(k), Some(n)).unwrap()[0];
         let end = |k: usize, n: usize| grid.end_state(&table, &w, k, n).unwrap()[0];

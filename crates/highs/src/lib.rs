@@ -43,7 +43,13 @@ extern "C" {
     fn Highs_run(highs: *mut c_void) -> HighsInt;
     fn Highs_getModelStatus(highs: *const c_void) -> HighsInt;
     fn Highs_getObjectiveValue(highs: *const c_void) -> f64;
-    fn Highs_getSolution(highs: *const c_void, col_value: *mut f64, col_dual: *mut f64, row_value: *mut f64, row_dual: *mut f64) -> HighsInt;
+    fn Highs_getSolution(
+        highs: *const c_void,
+        col_value: *mut f64,
+        col_dual: *mut f64,
+        row_value: *mut f64,
+        row_dual: *mut f64,
+    ) -> HighsInt;
 }
 
 const STATUS_ERROR: HighsInt = -1;

@@ -223,8 +223,7 @@ pub trait NlpCallbacks {
     fn jacobian(&mut self, x: &[f64], new_x: bool, values: &mut [f64]) -> bool;
     /// Values of the lower triangle of `obj_factor ∇²f + Σ λ_i ∇²g_i`, in the order
     /// of `NlpStructure::hess_rows/hess_cols`.
-    fn hessian(&mut self, x: &[f64], new_x: bool, obj_factor: f64, lambda: &[f64], new_lambda: bool, values: &mut [f64])
-        -> bool;
+    fn hessian(&mut self, x: &[f64], new_x: bool, obj_factor: f64, lambda: &[f64], new_lambda: bool, values: &mut [f64]) -> bool;
 }
 
 /// What Ipopt reports at the end of every iteration.
@@ -481,8 +480,7 @@ impl Context<'_, '_> {
             None => true,
             Some(i) => {
                 if self.non_finite.is_none() {
-                    self.non_finite =
-                        Some(format!("{what}: entry {i} is {} (Ipopt iteration {})", values[i], self.iterations));
+                    self.non_finite = Some(format!("{what}: entry {i} is {} (Ipopt iteration {})", values[i], self.iterations));
                 }
                 false
             }
@@ -615,8 +613,7 @@ extern "C" fn eval_h(
             unsafe { write_pattern(&c.structure.hess_rows, &c.structure.hess_cols, irow, jcol, nele) };
             return true;
         }
-        let (x, l, v) =
-            unsafe { (slice(x, c.structure.n()), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
+        let (x, l, v) = unsafe { (slice(x, c.structure.n()), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
         let ok = c.cb.hessian(x, new_x, obj_factor, l, new_lambda, v);
         c.finite(ok, "Lagrangian Hessian", v)
     })
@@ -797,9 +794,7 @@ impl IpoptSolver {
         if start.x.len() != n {
             return Err(IpoptError::InvalidStart(format!("x has {} entries, the NLP {n} variables", start.x.len())));
         }
-        for (what, v, len) in
-            [("mult_g", &start.mult_g, m), ("mult_x_l", &start.mult_x_l, n), ("mult_x_u", &start.mult_x_u, n)]
-        {
+        for (what, v, len) in [("mult_g", &start.mult_g, m), ("mult_x_l", &start.mult_x_l, n), ("mult_x_u", &start.mult_x_u, n)] {
             if let Some(v) = v {
                 if v.len() != len {
                     return Err(IpoptError::InvalidStart(format!("{what} has {} entries, {len} expected", v.len())));
@@ -811,7 +806,11 @@ impl IpoptSolver {
 
     /// The cached Ipopt problem (created again where an earlier solve's per-solve
     /// option must not linger) with the options and the per-solve `extra` applied.
-    fn ready_problem(&self, start: &StartPoint, extra: &[(String, OptionValue)]) -> Result<std::cell::RefMut<'_, Option<Problem>>, IpoptError> {
+    fn ready_problem(
+        &self,
+        start: &StartPoint,
+        extra: &[(String, OptionValue)],
+    ) -> Result<std::cell::RefMut<'_, Option<Problem>>, IpoptError> {
         let mut cached = self.problem.borrow_mut();
         // A per-solve option of an earlier solve that is not given again must not linger.
         let mut applied = self.applied_extra.borrow_mut();
@@ -866,8 +865,7 @@ impl IpoptSolver {
         let mut mult_g = start.mult_g.clone().unwrap_or_else(|| vec![0.0; m]);
         let mut mult_x_l = padded(start.mult_x_l.as_deref().unwrap_or(&[]));
         let mut mult_x_u = padded(start.mult_x_u.as_deref().unwrap_or(&[]));
-        let mut context =
-            Context { cb: callbacks, intermediate, structure: s, iterations: 0, panic: None, non_finite: None };
+        let mut context = Context { cb: callbacks, intermediate, structure: s, iterations: 0, panic: None, non_finite: None };
         // SAFETY: all arrays have the sizes Ipopt expects; `context` outlives the call.
         let code = unsafe {
             sys::IpoptSolve(

@@ -12,17 +12,8 @@ pub type UserDataPtr = *mut c_void;
 pub type Eval_F_CB = extern "C" fn(ipindex, *mut ipnumber, bool, *mut ipnumber, UserDataPtr) -> bool;
 pub type Eval_Grad_F_CB = extern "C" fn(ipindex, *mut ipnumber, bool, *mut ipnumber, UserDataPtr) -> bool;
 pub type Eval_G_CB = extern "C" fn(ipindex, *mut ipnumber, bool, ipindex, *mut ipnumber, UserDataPtr) -> bool;
-pub type Eval_Jac_G_CB = extern "C" fn(
-    ipindex,
-    *mut ipnumber,
-    bool,
-    ipindex,
-    ipindex,
-    *mut ipindex,
-    *mut ipindex,
-    *mut ipnumber,
-    UserDataPtr,
-) -> bool;
+pub type Eval_Jac_G_CB =
+    extern "C" fn(ipindex, *mut ipnumber, bool, ipindex, ipindex, *mut ipindex, *mut ipindex, *mut ipnumber, UserDataPtr) -> bool;
 pub type Eval_H_CB = extern "C" fn(
     ipindex,
     *mut ipnumber,

@@ -365,22 +365,12 @@ impl StageAlgebra {
         Ok(Function::new(
             name,
             &[("x", &model.x), ("u", &model.u), ("p", &model.p), ("z", &self.z)],
-            &[
-                ("xdot", &self.xdot),
-                ("eqs", &self.equations),
-                ("theta", &self.theta),
-                ("primal", &self.primal),
-                ("dual", &self.dual),
-            ],
+            &[("xdot", &self.xdot), ("eqs", &self.equations), ("theta", &self.theta), ("primal", &self.primal), ("dual", &self.dual)],
         )?)
     }
 
     /// `boundary_dual(x, u, p) -> dual`: the duals determined by the state alone.
     pub fn dual_at_state_function(&self, model: &PssModel, name: &str) -> Result<Function, ModelError> {
-        Ok(Function::new(
-            name,
-            &[("x", &model.x), ("u", &model.u), ("p", &model.p)],
-            &[("dual", &self.dual_at_state)],
-        )?)
+        Ok(Function::new(name, &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("dual", &self.dual_at_state)])?)
     }
 }

@@ -130,8 +130,10 @@ pub enum ModelError {
     /// Region sets that partition the sign patterns, but whose θ do not sum to one
     /// inside `(0, 1)^{n_c}` (on sliding modes): the operands of an `Intersection` or
     /// `Union` share a switching function.
-    #[error("subsystem {subsystem}: the θ of the region sets sum to {sum} (not 1) at α = {alpha:?}, i.e. on sliding modes; \
-             the operands of an Intersection or Union share a switching function: write each region as a union of disjoint pieces")]
+    #[error(
+        "subsystem {subsystem}: the θ of the region sets sum to {sum} (not 1) at α = {alpha:?}, i.e. on sliding modes; \
+             the operands of an Intersection or Union share a switching function: write each region as a union of disjoint pieces"
+    )]
     ThetaSum {
         /// Subsystem index.
         subsystem: usize,
@@ -470,8 +472,6 @@ fn symbol_error(e: casadi::Error) -> ModelError {
 fn not_a_partition(subsystem: usize, defect: Option<crate::partition::PartitionDefect>) -> Result<(), ModelError> {
     match defect {
         None => Ok(()),
-        Some(d) => {
-            Err(ModelError::NotAPartition { subsystem, pattern: crate::partition::describe(&d.pattern), regions: d.regions })
-        }
+        Some(d) => Err(ModelError::NotAPartition { subsystem, pattern: crate::partition::describe(&d.pattern), regions: d.regions }),
     }
 }

@@ -26,8 +26,7 @@ pub(crate) struct PartitionDefect {
 
 /// Formats a pattern as `(c_0 > 0, c_1 < 0)`.
 pub(crate) fn describe(pattern: &[bool]) -> String {
-    let parts: Vec<String> =
-        pattern.iter().enumerate().map(|(j, &pos)| format!("c_{j} {} 0", if pos { ">" } else { "<" })).collect();
+    let parts: Vec<String> = pattern.iter().enumerate().map(|(j, &pos)| format!("c_{j} {} 0", if pos { ">" } else { "<" })).collect();
     format!("({})", parts.join(", "))
 }
 

@@ -124,7 +124,8 @@ fn region_algebra_follows_table_one() {
 fn stewart_lowering_has_the_textbook_equations() {
     // ẋ ∈ 2 − sign(x): regions x > 0 (f = 1) and x < 0 (f = 3).
     let x = SX::sym("x", 1);
-    let model = PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(1.0), SX::scalar(3.0)]));
+    let model =
+        PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(1.0), SX::scalar(3.0)]));
     let alg = StageAlgebra::new(&model, &DcsOptions::default()).unwrap();
     assert_eq!(alg.n_z(), 5);
     let f = alg.function(&model, "stage").unwrap();
@@ -151,13 +152,26 @@ fn bad_models_are_typed_errors() {
     assert_eq!(e, ModelError::RegionCount { subsystem: 0, regions: 3, dynamics: 2 });
     let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::new(c.clone(), vec![vec![1, 1], vec![-1, 1]], f())));
     assert!(matches!(e, ModelError::SignMatrixColumns { n_c: 1, .. }));
-    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::new(c.clone(), vec![vec![1], vec![-1]], vec![SX::zeros(3, 1), SX::zeros(2, 1)])));
+    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::new(
+        c.clone(),
+        vec![vec![1], vec![-1]],
+        vec![SX::zeros(3, 1), SX::zeros(2, 1)],
+    )));
     assert!(matches!(e, ModelError::DynamicsShape { rows: 3, n_x: 2, .. }));
-    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::new(SX::sym_matrix("c", 2, 2), vec![vec![1, 1]], vec![SX::zeros(2, 1)])));
+    let e =
+        check(PssModel::new(x.clone()).with_subsystem(Subsystem::new(SX::sym_matrix("c", 2, 2), vec![vec![1, 1]], vec![SX::zeros(2, 1)])));
     assert!(matches!(e, ModelError::SwitchingFunctionShape { .. }));
-    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(c.clone(), vec![RegionSet::Positive(3)], vec![SX::zeros(2, 1)])));
+    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(
+        c.clone(),
+        vec![RegionSet::Positive(3)],
+        vec![SX::zeros(2, 1)],
+    )));
     assert!(matches!(e, ModelError::RegionSetIndex { index: 3, .. }));
-    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(c.clone(), vec![RegionSet::Positive(0), RegionSet::negative(0)], f())));
+    let e = check(PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(
+        c.clone(),
+        vec![RegionSet::Positive(0), RegionSet::negative(0)],
+        f(),
+    )));
     assert!(matches!(e, ModelError::StewartNeedsIndicators { .. }));
     let e = check(PssModel::new(&x * 2.0).with_subsystem(Subsystem::new(c.clone(), vec![vec![1], vec![-1]], f())));
     assert!(matches!(e, ModelError::NotSymbolic { what: "x" }));

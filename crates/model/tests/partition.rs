@@ -91,9 +91,7 @@ fn step_theta(m: &PssModel, alpha: &[f64]) -> Vec<f64> {
 
 /// Brute force: the number of rows containing each of the 2^{n_c} patterns.
 fn coverage(s: &[Vec<i8>], n_c: usize) -> Vec<usize> {
-    (0..1usize << n_c)
-        .map(|m| s.iter().filter(|row| (0..n_c).all(|j| row[j] == 0 || (row[j] == 1) == (m >> j & 1 == 1))).count())
-        .collect()
+    (0..1usize << n_c).map(|m| s.iter().filter(|row| (0..n_c).all(|j| row[j] == 0 || (row[j] == 1) == (m >> j & 1 == 1))).count()).collect()
 }
 
 fn region_set(n_c: usize) -> impl Strategy<Value = RegionSet> {
@@ -176,7 +174,11 @@ fn free_repeated_and_non_finite_symbols_are_named() {
     let e = m.validate().unwrap_err();
     assert!(matches!(&e, ModelError::FreeSymbols { names } if names.contains("y_free")), "{e}");
     // The same symbol as state and control.
-    let m = PssModel::new(x.clone()).with_controls(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![f(1.0), f(2.0)]));
+    let m = PssModel::new(x.clone()).with_controls(x.clone()).with_subsystem(Subsystem::new(
+        x.clone(),
+        vec![vec![1], vec![-1]],
+        vec![f(1.0), f(2.0)],
+    ));
     let e = m.validate().unwrap_err();
     assert!(matches!(e, ModelError::RepeatedSymbol(_)), "{e}");
     // A NaN constant as switching function.

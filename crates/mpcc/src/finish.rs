@@ -143,7 +143,14 @@ impl BranchNlp {
     /// iterations), resuming it from its last primal-dual iterate and barrier
     /// parameter up to `finish_resumes` times while it runs out of iterations; the
     /// returned solution counts the iterations of every run. `guard` may stop it.
-    fn solve(&mut self, sides: &[Side], opts: &HomotopyOptions, max_iter: usize, start: StartPoint, guard: &mut dyn FnMut(&ipopt::IterationInfo) -> bool) -> Option<Solution> {
+    fn solve(
+        &mut self,
+        sides: &[Side],
+        opts: &HomotopyOptions,
+        max_iter: usize,
+        start: StartPoint,
+        guard: &mut dyn FnMut(&ipopt::IterationInfo) -> bool,
+    ) -> Option<Solution> {
         let ipopt = self.ipopt_capped(sides, opts, max_iter)?;
         let last_mu = std::cell::Cell::new(f64::NAN);
         let mut watch = |info: &ipopt::IterationInfo| {
@@ -156,7 +163,8 @@ impl BranchNlp {
                 break;
             }
             let mu = last_mu.get();
-            let extra: Vec<(String, ipopt::OptionValue)> = if mu.is_finite() && mu > 0.0 { vec![("mu_init".into(), mu.into())] } else { Vec::new() };
+            let extra: Vec<(String, ipopt::OptionValue)> =
+                if mu.is_finite() && mu > 0.0 { vec![("mu_init".into(), mu.into())] } else { Vec::new() };
             let before = sol.iterations;
             sol = ipopt.solve_with(&mut self.compiled, &sol.warm_start(), Some(&mut watch), &extra).ok()?;
             sol.iterations += before;
@@ -253,7 +261,15 @@ fn step_within_bounds(nlp: &BranchNlp, w: &[f64], d: &[f64]) -> Vec<f64> {
 /// above the handover level); `None` where it cannot say more than the homotopy did
 /// (pairs not identified, the TNLP fails).
 pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> Option<Finished> {
-    let mut report = FinishReport { stationarity: Stationarity::Unknown, biactive: 0, nlps: 0, iterations: 0, lpec_value: None, branch_changes: 0, phase_one: Vec::new() };
+    let mut report = FinishReport {
+        stationarity: Stationarity::Unknown,
+        biactive: 0,
+        nlps: 0,
+        iterations: 0,
+        lpec_value: None,
+        branch_changes: 0,
+        phase_one: Vec::new(),
+    };
     // Branch NLPs run without the objective guard until one has made w exact.
     let (mut w, mut unguarded) = match start(nlp, w, opts, &mut report)? {
         Ok(go_on) => go_on,
@@ -288,7 +304,8 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
         //    Skipped at a branch NLP's solution, where the LPEC decides at once.
         let f0 = objective(nlp, &w)?;
         let mut guard = guard_at(nlp, &w, f0, unguarded)?;
-        let tnlp = if branch_solved { None } else { nlp.solve(&sides, opts, opts.finish_max_iter, StartPoint::primal(w.clone()), &mut guard) };
+        let tnlp =
+            if branch_solved { None } else { nlp.solve(&sides, opts, opts.finish_max_iter, StartPoint::primal(w.clone()), &mut guard) };
         let mut tnlp_solved = branch_solved;
         let biactive: Vec<usize> = (0..nlp.n_comp).filter(|&i| sides[i] == Side::Both).collect();
         if let Some(sol) = tnlp {
@@ -392,7 +409,14 @@ fn record(report: &mut FinishReport, opts: &HomotopyOptions, what: &str, sol: &S
 /// keeps the smaller side of every biactive pair at zero and leaves the other free:
 /// complementarity becomes exact, without a certificate. `None` if that NLP fails or
 /// climbs away from `w` (see [`guard_at`]).
-fn rounded_branch(nlp: &mut BranchNlp, w: &[f64], sides: &[Side], opts: &HomotopyOptions, unguarded: bool, report: &mut FinishReport) -> Option<Vec<f64>> {
+fn rounded_branch(
+    nlp: &mut BranchNlp,
+    w: &[f64],
+    sides: &[Side],
+    opts: &HomotopyOptions,
+    unguarded: bool,
+    report: &mut FinishReport,
+) -> Option<Vec<f64>> {
     if !sides.contains(&Side::Both) {
         return None;
     }
@@ -424,7 +448,8 @@ fn phase_one(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mu
         let lp = feasibility_lpec(nlp, w, radius, opts.lpec_time_limit);
         report.phase_one.push((radius, lp.as_ref().map(|l| l.value)));
         if let Some(lp) = lp.filter(|l| l.value <= tol) {
-            let start: Vec<f64> = w.iter().zip(&lp.d).enumerate().map(|(j, (x, d))| (x + d).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j])).collect();
+            let start: Vec<f64> =
+                w.iter().zip(&lp.d).enumerate().map(|(j, (x, d))| (x + d).clamp(nlp.structure.x_l[j], nlp.structure.x_u[j])).collect();
             // The start may be far from the branch's solution: more iterations than a finish NLP.
             let max_iter = opts.finish_max_iter.max(500);
             if let Some(sol) = nlp.solve(&lp.branch, opts, max_iter, StartPoint::primal(start), &mut |_: &ipopt::IterationInfo| true) {

@@ -70,8 +70,8 @@ fn string<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a str> {
 }
 
 fn symbols(obj: &Map<String, Value>, key: &str) -> Result<SX> {
-    let x = SX::deserialize(string(obj, key)?)
-        .map_err(|e| MpccError::Format(format!("field '{key}' is not a serialized CasADi SX: {e}")))?;
+    let x =
+        SX::deserialize(string(obj, key)?).map_err(|e| MpccError::Format(format!("field '{key}' is not a serialized CasADi SX: {e}")))?;
     let n = x.numel();
     let x = x.reshape(n, 1)?;
     if n > 0 && !x.is_symbolic() {
@@ -152,7 +152,9 @@ mod tests {
 
     #[test]
     fn tokens_outside_strings_are_quoted() {
-        assert_eq!(quote_non_finite(r#"{"a": [1, Infinity, -Infinity, NaN], "b": "Infinity"}"#),
-                   r#"{"a": [1, "Infinity", "-Infinity", "NaN"], "b": "Infinity"}"#);
+        assert_eq!(
+            quote_non_finite(r#"{"a": [1, Infinity, -Infinity, NaN], "b": "Infinity"}"#),
+            r#"{"a": [1, "Infinity", "-Infinity", "NaN"], "b": "Infinity"}"#
+        );
     }
 }

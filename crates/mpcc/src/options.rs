@@ -497,7 +497,9 @@ impl HomotopyOptions {
         let invalid = |e: serde_json::Error| MpccError::InvalidOption { name: "homotopy", reason: e.to_string() };
         let mut all = match serde_json::to_value(self).map_err(invalid)? {
             serde_json::Value::Object(all) => all,
-            other => return Err(MpccError::InvalidOption { name: "homotopy", reason: format!("options serialized to {other}, not a map") }),
+            other => {
+                return Err(MpccError::InvalidOption { name: "homotopy", reason: format!("options serialized to {other}, not a map") })
+            }
         };
         all.extend(fields);
         serde_json::from_value(serde_json::Value::Object(all)).map_err(invalid)
@@ -532,7 +534,9 @@ impl HomotopyOptions {
         if !(self.stall_step > 0.0 && self.stall_step <= 1.0) {
             return bad("stall_step", format!("{} must lie in (0, 1]", self.stall_step));
         }
-        for (name, v) in [("active_set_tol", self.active_set_tol), ("lpec_radius", self.lpec_radius), ("lpec_time_limit", self.lpec_time_limit)] {
+        for (name, v) in
+            [("active_set_tol", self.active_set_tol), ("lpec_radius", self.lpec_radius), ("lpec_time_limit", self.lpec_time_limit)]
+        {
             if !(v.is_finite() && v > 0.0) {
                 return bad(name, format!("{v} must be positive and finite"));
             }
@@ -558,7 +562,12 @@ impl HomotopyOptions {
                 Some(_) => ("n_homotopy", format!("{planned} NLPs")),
                 None => (
                     "kappa",
-                    format!("kappa = {} takes {planned} NLPs from sigma_0 = {:e} to sigma_N = {:e}", self.kappa, self.sigma_0, self.sigma_final()),
+                    format!(
+                        "kappa = {} takes {planned} NLPs from sigma_0 = {:e} to sigma_N = {:e}",
+                        self.kappa,
+                        self.sigma_0,
+                        self.sigma_final()
+                    ),
                 ),
             };
             return bad(name, format!("{why}; at most {MAX_HOMOTOPY_STEPS} are allowed (choose a smaller kappa or a larger sigma_N)"));

@@ -93,7 +93,8 @@ impl MpccSolver {
         let (mut solver, pending) = Self::build(&mpcc, opts, compile, kernels)?;
         phases.end(if pending.is_some() { "derive, generate C, set up Ipopt" } else { "derive, compile or load kernels, set up Ipopt" });
         let (library, layout, branch) = solver.prepared_parts();
-        let record = Prepared { library: library.map(Path::to_path_buf).unwrap_or_default(), layout: layout.clone(), branch, n_p: mpcc.p0.len() };
+        let record =
+            Prepared { library: library.map(Path::to_path_buf).unwrap_or_default(), layout: layout.clone(), branch, n_p: mpcc.p0.len() };
         if library.is_some() {
             record.store(&key, compile);
         } else if let Some(pending) = pending {
@@ -112,7 +113,14 @@ impl MpccSolver {
     }
 
     /// The solver from the record under `key`, if there is a usable one.
-    fn from_record(text: &str, key: &str, opts: &HomotopyOptions, compile: &CompileOptions, started: Instant, phases: &mut Phases) -> Option<Self> {
+    fn from_record(
+        text: &str,
+        key: &str,
+        opts: &HomotopyOptions,
+        compile: &CompileOptions,
+        started: Instant,
+        phases: &mut Phases,
+    ) -> Option<Self> {
         let record: Prepared = serde_json::from_str(&compile.find_note(key)?).ok()?;
         phases.end("find the record");
         let data = nosbench::data_from_str(text).ok()?;

@@ -52,8 +52,20 @@ impl RelaxedLayout {
     pub fn bounds(&self, data: &MpccData, opts: &HomotopyOptions) -> NlpBounds {
         let (x_l, x_u) = self.variable_bounds(data);
         let r_lower = if opts.relaxation.is_equality() { 0.0 } else { f64::NEG_INFINITY };
-        let g_l = data.lbg.iter().copied().chain(std::iter::repeat_n(r_lower, self.n_comp)).chain(std::iter::repeat_n(0.0, self.lower_bound_rows)).collect();
-        let g_u = data.ubg.iter().copied().chain(std::iter::repeat_n(0.0, self.n_comp)).chain(std::iter::repeat_n(f64::INFINITY, self.lower_bound_rows)).collect();
+        let g_l = data
+            .lbg
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(r_lower, self.n_comp))
+            .chain(std::iter::repeat_n(0.0, self.lower_bound_rows))
+            .collect();
+        let g_u = data
+            .ubg
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(0.0, self.n_comp))
+            .chain(std::iter::repeat_n(f64::INFINITY, self.lower_bound_rows))
+            .collect();
         NlpBounds { x_l, x_u, g_l, g_u }
     }
 }
@@ -201,11 +213,7 @@ impl<K: Kind> RelaxedNlp<K> {
         let refs: Vec<&Matrix<K>> = constraints.iter().collect();
         let g = Matrix::vertcat(&refs)?;
         let gh_out = if nc == 0 { Matrix::zeros(0, 1) } else { gh.densify() };
-        let report = Function::new(
-            &format!("{module}_report"),
-            &[("x", &x), ("p", &params)],
-            &[("f", &mpcc.f), ("gh", &gh_out)],
-        )?;
+        let report = Function::new(&format!("{module}_report"), &[("x", &x), ("p", &params)], &[("f", &mpcc.f), ("gh", &gh_out)])?;
         let nlp = SymbolicNlp { x, p: params, f, g };
         Ok(RelaxedNlp { nlp, report, layout })
     }

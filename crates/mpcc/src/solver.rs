@@ -100,7 +100,12 @@ impl MpccSolver {
 
     /// The solver, its kernels obtained as `kernels` says; with [`Kernels::Auto`] and no
     /// cached object, also the module's C to compile (the caller decides where).
-    pub(crate) fn build<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<(Self, Option<PendingModule>)> {
+    pub(crate) fn build<K: Kind>(
+        mpcc: &Mpcc<K>,
+        opts: HomotopyOptions,
+        compile: &CompileOptions,
+        kernels: Kernels,
+    ) -> Result<(Self, Option<PendingModule>)> {
         let t = Instant::now();
         mpcc.validate()?;
         opts.validate()?;
@@ -464,9 +469,16 @@ impl MpccSolver {
             }
         }
         if !done.report.phase_one.is_empty() {
-            let tried: Vec<String> = done.report.phase_one.iter().map(|(rho, v)| format!("{rho:.0e}: {}", v.map_or("no answer".into(), |v| format!("{v:.2e}")))).collect();
+            let tried: Vec<String> = done
+                .report
+                .phase_one
+                .iter()
+                .map(|(rho, v)| format!("{rho:.0e}: {}", v.map_or("no answer".into(), |v| format!("{v:.2e}"))))
+                .collect();
             let verdict = match done.report.stationarity {
-                Stationarity::LocallyInfeasible => "no branch near the homotopy's point is feasible: the MPCC looks locally infeasible there",
+                Stationarity::LocallyInfeasible => {
+                    "no branch near the homotopy's point is feasible: the MPCC looks locally infeasible there"
+                }
                 Stationarity::Unknown => "undecided",
                 _ => "a feasible branch was found and solved",
             };
@@ -476,7 +488,14 @@ impl MpccSolver {
             let r = &done.report;
             println!(
                 "finish: {} ({} biactive), {} NLPs, {} Ipopt iterations, {} branch changes, LPEC value {:?}; f = {:.8e}, comp_res = {:.3e}",
-                r.stationarity.name(), r.biactive, r.nlps, r.iterations, r.branch_changes, r.lpec_value, result.objective, result.comp_residual
+                r.stationarity.name(),
+                r.biactive,
+                r.nlps,
+                r.iterations,
+                r.branch_changes,
+                r.lpec_value,
+                result.objective,
+                result.comp_residual
             );
         }
         result.finish = Some(done.report);

@@ -61,8 +61,10 @@ fn missing_and_malformed_files() {
 #[test]
 fn function_inputs_that_do_not_match_w() {
     // g_fun of lcp_selection takes w ∈ R³; quadratic_cubic has w ∈ R².
-    let qc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(data("quadratic_cubic.json")).unwrap().replace("Infinity", "1e300")).unwrap();
-    let lcp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(data("lcp_selection.json")).unwrap().replace("Infinity", "1e300")).unwrap();
+    let qc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("quadratic_cubic.json")).unwrap().replace("Infinity", "1e300")).unwrap();
+    let lcp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("lcp_selection.json")).unwrap().replace("Infinity", "1e300")).unwrap();
     let mut obj = qc.as_object().unwrap().clone();
     obj.insert("g_fun".into(), lcp["g_fun"].clone());
     let err = nosbench::from_str(&serde_json::Value::Object(obj).to_string()).unwrap_err();

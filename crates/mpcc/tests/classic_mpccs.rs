@@ -34,7 +34,13 @@ fn bard1_local_minima() -> [(f64, f64, f64); 2] {
 
 #[test]
 fn bard_bilevel_direct_steering_reaches_f_17_and_the_default_a_certified_local_minimum() {
-    let starts = [[0.0; 6], [3.0, 2.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 3.5, 0.0, 0.0, 0.0], [1.5, 0.5, 0.0, 0.0, 0.0, 0.0]];
+    let starts = [
+        [0.0; 6],
+        [3.0, 2.0, 0.0, 0.0, 0.0, 0.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 0.0, 3.5, 0.0, 0.0, 0.0],
+        [1.5, 0.5, 0.0, 0.0, 0.0, 0.0],
+    ];
     for start in starts {
         let mut mpcc = bard1();
         mpcc.w0 = start.to_vec();
@@ -47,9 +53,9 @@ fn bard_bilevel_direct_steering_reaches_f_17_and_the_default_a_certified_local_m
         // the two local minimizers, certified.
         let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
         assert_eq!(r.status, MpccStatus::Converged, "from {start:?}: {:?}", r.messages);
-        let at_a_minimum = bard1_local_minima().iter().any(|&(x, y, f)| {
-            (r.w[0] - x).abs() < 1e-6 && (r.w[1] - y).abs() < 1e-6 && (r.objective - f).abs() < 1e-6
-        });
+        let at_a_minimum = bard1_local_minima()
+            .iter()
+            .any(|&(x, y, f)| (r.w[0] - x).abs() < 1e-6 && (r.w[1] - y).abs() < 1e-6 && (r.objective - f).abs() < 1e-6);
         assert!(at_a_minimum, "from {start:?}: f = {}, (x, y) = {:?}", r.objective, &r.w[..2]);
         let finish = r.finish.expect("finish report");
         assert!(matches!(finish.stationarity, Stationarity::SStationary | Stationarity::BStationary), "{:?}", finish.stationarity);
@@ -70,7 +76,12 @@ fn ralph_example_ends_at_the_origin() {
         mpcc.w0 = start.to_vec();
         let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
         assert_eq!(r.status, MpccStatus::Converged, "from {start:?}: {:?}", r.messages);
-        assert!(r.objective.abs() < 1e-8 && r.w[0].abs() < 1e-4 && r.w[1].abs() < 1e-4, "from {start:?}: f = {}, w = {:?}", r.objective, r.w);
+        assert!(
+            r.objective.abs() < 1e-8 && r.w[0].abs() < 1e-4 && r.w[1].abs() < 1e-4,
+            "from {start:?}: f = {}, w = {:?}",
+            r.objective,
+            r.w
+        );
         assert!(r.messages.iter().any(|m| m.contains("diverging iterates")), "{:?}", r.messages);
         // Direct steering bounds the products by σ: no divergence.
         let direct = MpccSolver::new(&mpcc, HomotopyOptions::scholtes_direct()).unwrap().solve();

@@ -125,8 +125,7 @@ fn function_fields_holding_other_objects_are_format_errors() {
 
 #[test]
 fn files_cannot_load_native_code() {
-    let payloads: serde_json::Value =
-        serde_json::from_str(include_str!("../../casadi/tests/data/payloads.json")).unwrap();
+    let payloads: serde_json::Value = serde_json::from_str(include_str!("../../casadi/tests/data/payloads.json")).unwrap();
     for kind in ["external", "mx_calling_external", "jit_function"] {
         let err = nosbench::from_str(&with_field("G_fun", payloads[kind].as_str().unwrap())).unwrap_err();
         let msg = err.to_string();

@@ -85,7 +85,12 @@ fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
     solver.set_initial_guess_with_duals(&cold.w, &duals).unwrap();
     let warm = solver.solve();
     assert!(warm.status.is_converged() && (warm.objective - cold.objective).abs() < 1e-8);
-    assert!(warm.steps[0].sigma <= 1e-9 && warm.total_iterations < cold.total_iterations, "{} vs {}", warm.total_iterations, cold.total_iterations);
+    assert!(
+        warm.steps[0].sigma <= 1e-9 && warm.total_iterations < cold.total_iterations,
+        "{} vs {}",
+        warm.total_iterations,
+        cold.total_iterations
+    );
     assert!(solver.set_initial_guess_with_duals(&[1.0], &duals).is_err(), "a start of the wrong length is refused");
     // Multipliers of another problem are refused by their size.
     let other = nosbench::read_file(&data("quadratic_cubic.json")).unwrap();

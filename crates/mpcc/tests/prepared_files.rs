@@ -3,7 +3,7 @@
 //! solves to the same point; changed bytes or options, a garbled record or a damaged
 //! module only send it down the full path again.
 
-use fesd_mpcc::{nosbench, CompileOptions, Kernels, HomotopyOptions, MpccResult, MpccSolver, Relaxation};
+use fesd_mpcc::{nosbench, CompileOptions, HomotopyOptions, Kernels, MpccResult, MpccSolver, Relaxation};
 use std::path::{Path, PathBuf};
 
 /// `0 ≤ x ⊥ y ≥ 0` with two local minima (NOSBENCH layout).

@@ -1,7 +1,7 @@
 //! Recovery when an NLP fails mid-homotopy, and warm starts of the duals.
 
-use fesd_mpcc::problems::lcp_least_squares;
 use casadi::SX;
+use fesd_mpcc::problems::lcp_least_squares;
 use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus, Stationarity};
 
 #[test]

@@ -292,7 +292,9 @@ impl CompiledNlp {
 
     /// Prefix and sizes of each NLP.
     fn dims_of<K: Kind>(nlps: &[(&SymbolicNlp<K>, &str)]) -> Vec<NlpDims> {
-        nlps.iter().map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() }).collect()
+        nlps.iter()
+            .map(|(nlp, prefix)| NlpDims { prefix: prefix.to_string(), n: nlp.x.nrow(), m: nlp.g.nrow(), np: nlp.p.nrow() })
+            .collect()
     }
 
     /// Every function of the module: each NLP's five derivative functions (in the order
@@ -348,16 +350,43 @@ impl CompiledNlp {
         for (i, d) in dims.iter().enumerate() {
             let k = |what: &str| lib.kernel(&format!("{}_{what}", d.prefix));
             let kernels = [k("f")?, k("grad_f")?, k("g")?, k("jac_g")?, k("hess_l")?].map(Evaluator::Compiled);
-            let extras = if i == 0 { extras.iter().map(|e| lib.kernel(e).map(Evaluator::Compiled)).collect::<std::result::Result<_, _>>()? } else { Vec::new() };
+            let extras = if i == 0 {
+                extras.iter().map(|e| lib.kernel(e).map(Evaluator::Compiled)).collect::<std::result::Result<_, _>>()?
+            } else {
+                Vec::new()
+            };
             built.push(CompiledNlp::from_parts(d.n, d.m, d.np, kernels, extras, Some(lib.path().to_path_buf()), report));
         }
         Ok(built)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn from_parts(n: usize, m: usize, np: usize, kernels: [Evaluator; 5], extras: Vec<Evaluator>, library: Option<PathBuf>, report: BuildReport) -> Self {
+    fn from_parts(
+        n: usize,
+        m: usize,
+        np: usize,
+        kernels: [Evaluator; 5],
+        extras: Vec<Evaluator>,
+        library: Option<PathBuf>,
+        report: BuildReport,
+    ) -> Self {
         let [f, grad_f, g, jac_g, hess_l] = kernels;
-        CompiledNlp { n, m, p: vec![0.0; np], f, grad_f, g, jac_g, hess_l, extras, library, report, eval_time: Duration::ZERO, evaluations: 0, hessian_time: Duration::ZERO }
+        CompiledNlp {
+            n,
+            m,
+            p: vec![0.0; np],
+            f,
+            grad_f,
+            g,
+            jac_g,
+            hess_l,
+            extras,
+            library,
+            report,
+            eval_time: Duration::ZERO,
+            evaluations: 0,
+            hessian_time: Duration::ZERO,
+        }
     }
 
     /// Text that determines the generated module: the NLPs and the extras, serialized

@@ -125,10 +125,7 @@ fn bad_problems_and_options_are_errors() {
     assert!(matches!(err, IpoptError::InvalidOption { .. }), "{err}");
     let mut solver = IpoptSolver::new(solver.structure().clone()).unwrap();
     quiet(&mut solver);
-    assert!(matches!(
-        solver.solve(&mut compiled, &StartPoint::primal(vec![1.0; 2]), None),
-        Err(IpoptError::InvalidStart(_))
-    ));
+    assert!(matches!(solver.solve(&mut compiled, &StartPoint::primal(vec![1.0; 2]), None), Err(IpoptError::InvalidStart(_))));
     // A failed solve still returns its last iterate and a status.
     solver.set_option("max_iter", 2);
     let sol = solver.solve(&mut compiled, &StartPoint::primal(d.x0), None).unwrap();

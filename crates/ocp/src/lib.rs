@@ -33,6 +33,9 @@ mod solver;
 mod transcribe;
 
 pub use error::{OcpError, Result};
-pub use problem::{FreeParameter, Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint, TerminalPenalty, Tracking};
-pub use solver::{OcpResult, OcpSolver};
 pub use fesd_discretization::{interval_sums, Block, VariableTable};
+pub use problem::{
+    FreeParameter, Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint,
+    TerminalPenalty, Tracking,
+};
+pub use solver::{OcpResult, OcpSolver};

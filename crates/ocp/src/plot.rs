@@ -21,7 +21,11 @@ impl OcpResult {
         }
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>, title: &str) -> std::result::Result<(), Box<dyn std::error::Error + '_>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        title: &str,
+    ) -> std::result::Result<(), Box<dyn std::error::Error + '_>>
     where
         DB::ErrorType: 'static,
     {
@@ -61,16 +65,22 @@ impl OcpResult {
         chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
         // Controls, piecewise constant on the control grid.
         let (lo, hi) = range(&mut self.u.iter().flatten().copied());
-        let mut uc = ChartBuilder::on(&middle).margin(12).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..t_end, lo..hi)?;
+        let mut uc =
+            ChartBuilder::on(&middle).margin(12).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..t_end, lo..hi)?;
         uc.configure_mesh().y_desc("u").draw()?;
         for j in 0..self.u.first().map_or(0, |v| v.len()) {
             let color = Palette99::pick(j + 5).to_rgba();
-            let pts: Vec<(f64, f64)> = self.u.iter().enumerate().flat_map(|(k, u)| [(self.t_controls[k], u[j]), (self.t_controls[k + 1], u[j])]).collect();
+            let pts: Vec<(f64, f64)> =
+                self.u.iter().enumerate().flat_map(|(k, u)| [(self.t_controls[k], u[j]), (self.t_controls[k + 1], u[j])]).collect();
             uc.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
         }
         // Step sizes.
         let h_max = self.h.iter().copied().fold(0.0, f64::max).max(1e-12);
-        let mut hc = ChartBuilder::on(&bottom).margin(12).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..t_end, 0.0..1.1 * h_max)?;
+        let mut hc = ChartBuilder::on(&bottom)
+            .margin(12)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..t_end, 0.0..1.1 * h_max)?;
         hc.configure_mesh().x_desc("t").y_desc("h").draw()?;
         let steps: Vec<(f64, f64)> = self.h.iter().enumerate().flat_map(|(e, h)| [(self.t[e], *h), (self.t[e + 1], *h)]).collect();
         hc.draw_series(LineSeries::new(steps, BLUE.stroke_width(2)))?;
@@ -81,4 +91,3 @@ impl OcpResult {
         Ok(())
     }
 }
-

@@ -303,7 +303,9 @@ impl Ocp {
         }
         match &self.horizon {
             Horizon::Fixed(t) if !(t.is_finite() && *t > 0.0) => return invalid("horizon", format!("T = {t} must be positive and finite")),
-            Horizon::Free { lower, upper, guess } if !(lower.is_finite() && *lower > 0.0 && lower <= upper && upper.is_finite() && guess.is_finite()) => {
+            Horizon::Free { lower, upper, guess }
+                if !(lower.is_finite() && *lower > 0.0 && lower <= upper && upper.is_finite() && guess.is_finite()) =>
+            {
                 return invalid("horizon", format!("bounds [{lower}, {upper}] must be finite with 0 < lower ≤ upper"))
             }
             _ => {}
@@ -325,7 +327,10 @@ impl Ocp {
             );
         }
         if self.options.state_bounds_at_stages && self.options.fesd.irk_representation != fesd_sim::IrkRepresentation::Integral {
-            return invalid("state_bounds_at_stages", "needs the integral form (irk_representation Integral): the differential form's stage states are not unknowns");
+            return invalid(
+                "state_bounds_at_stages",
+                "needs the integral form (irk_representation Integral): the differential form's stage states are not unknowns",
+            );
         }
         check_values("p", &self.p, n_p)?;
         if !self.time_cost.is_finite() {

@@ -15,9 +15,11 @@ pub fn car_turbo(n: usize, n_fe: usize, representation: Representation) -> Resul
     let u = SX::sym("u", 1);
     let v = x.at(1)?;
     let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0)?, f(1.0)?]));
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(
+        &v - 10.0,
+        vec![vec![1], vec![-1]],
+        vec![f(3.0)?, f(1.0)?],
+    ));
     let mut ocp = Ocp::new(model, 15.0, n, &[0.0, 0.0]);
     ocp.horizon = Horizon::Free { lower: 1.0, upper: 30.0, guess: 15.0 };
     ocp.time_cost = 1.0;
@@ -83,10 +85,11 @@ pub fn voice_coil_motor(n: usize) -> Result<Ocp> {
         &((&u - &(&i * r) - &(&v1 * k_s)) / l),
     ])?;
     let friction = |sign: f64| SX::from_slice(&[0.0, sign * f_r / m1, 0.0, 0.0, 0.0]);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_drift(f0)
-        .with_subsystem(Subsystem::new(v1, vec![vec![1], vec![-1]], vec![friction(-1.0), friction(1.0)]));
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_drift(f0).with_subsystem(Subsystem::new(
+        v1,
+        vec![vec![1], vec![-1]],
+        vec![friction(-1.0), friction(1.0)],
+    ));
     let mut ocp = Ocp::new(model, 0.08, n, &[0.0; 5]);
     ocp.u_lower = vec![-5.0];
     ocp.u_upper = vec![5.0];
@@ -110,7 +113,8 @@ pub fn voice_coil_motor(n: usize) -> Result<Ocp> {
 /// V* = 1.52377 with FESD; `use_fesd = false` gives the standard discretization.
 pub fn sensitivity(use_fesd: bool, x0_guess: f64) -> Ocp {
     let x = SX::sym("x", 1);
-    let model = PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(1.0), SX::scalar(3.0)]));
+    let model =
+        PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(1.0), SX::scalar(3.0)]));
     let mut ocp = Ocp::new(model, 2.0, 1, &[0.0]);
     ocp.x0 = crate::problem::InitialState::Free { lower: vec![-10.0], upper: vec![10.0], guess: vec![x0_guess] };
     ocp.lagrange = Some(&x * &x);

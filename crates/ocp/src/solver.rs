@@ -2,11 +2,11 @@
 
 use crate::error::{invalid, OcpError, Result};
 use crate::problem::Ocp;
-use fesd_discretization::VariableTable;
 use crate::transcribe::{transcribe, Transcription};
+use fesd_discretization::VariableTable;
+use fesd_model::SubsystemLowering;
 use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
 use serde::Serialize;
-use fesd_model::SubsystemLowering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -178,7 +178,10 @@ impl OcpSolver {
         };
         let table = &self.t.table;
         let mut w = table.guess.clone();
-        let missing = |name: &str, k: usize, n: usize| OcpError::Invalid { what: "state guess", reason: format!("no block {name}({k}, {n}) of the right length") };
+        let missing = |name: &str, k: usize, n: usize| OcpError::Invalid {
+            what: "state guess",
+            reason: format!("no block {name}({k}, {n}) of the right length"),
+        };
         let interval = horizon / self.n_intervals as f64;
         if table.block("x0", None, None).is_some() {
             table.write(&mut w, "x0", None, None, &at(0.0)?).ok_or_else(|| missing("x0", 0, 0))?;
@@ -189,8 +192,12 @@ impl OcpSolver {
                 let t0 = k as f64 * interval + n as f64 * h;
                 let (start, end) = (at(t0)?, at(t0 + h)?);
                 let stages: Vec<f64> = match fesd.irk_representation {
-                    fesd_discretization::IrkRepresentation::Integral => c.iter().map(|cm| at(t0 + cm * h)).collect::<Result<Vec<_>>>()?.concat(),
-                    fesd_discretization::IrkRepresentation::Differential => start.iter().zip(&end).map(|(a, b)| (b - a) / h).collect::<Vec<f64>>().repeat(c.len()),
+                    fesd_discretization::IrkRepresentation::Integral => {
+                        c.iter().map(|cm| at(t0 + cm * h)).collect::<Result<Vec<_>>>()?.concat()
+                    }
+                    fesd_discretization::IrkRepresentation::Differential => {
+                        start.iter().zip(&end).map(|(a, b)| (b - a) / h).collect::<Vec<f64>>().repeat(c.len())
+                    }
                 };
                 table.write(&mut w, "k", Some(k), Some(n), &stages).ok_or_else(|| missing("k", k, n))?;
                 if !self.t.end_is_last_stage {
@@ -309,7 +316,10 @@ impl OcpSolver {
                         _ => return invalid("guess_by_simulation", format!("no block {name}({k}, {n})")),
                     };
                     if src.len != dst.len {
-                        return invalid("guess_by_simulation", format!("block {name}({k}, {n}) has {} entries, the simulation {}", dst.len, src.len));
+                        return invalid(
+                            "guess_by_simulation",
+                            format!("block {name}({k}, {n}) has {} entries, the simulation {}", dst.len, src.len),
+                        );
                     }
                     w[dst.offset..dst.offset + dst.len].copy_from_slice(&sw[src.offset..src.offset + src.len]);
                 }
@@ -398,7 +408,22 @@ fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
     let all = casadi::Function::new("ocp_nlp", &[("w", &m.w), ("p", &m.p)], &outputs)?.expand()?;
     let (w, p) = (casadi::SX::sym("w", m.w.nrow()), casadi::SX::sym("p", m.p.nrow()));
     let mut out = all.call(&[&w, &p])?.into_iter();
-    let mut next = || out.next().ok_or_else(|| crate::OcpError::Invalid { what: "expand", reason: "the expanded NLP returned too few outputs".into() });
+    let mut next = || {
+        out.next().ok_or_else(|| crate::OcpError::Invalid { what: "expand", reason: "the expanded NLP returned too few outputs".into() })
+    };
     let (f, g, big_g, big_h) = (next()?, next()?, next()?, next()?);
-    Ok(fesd_mpcc::Mpcc { w, p, f, g, big_g, big_h, lbw: m.lbw.clone(), ubw: m.ubw.clone(), lbg: m.lbg.clone(), ubg: m.ubg.clone(), w0: m.w0.clone(), p0: m.p0.clone() })
+    Ok(fesd_mpcc::Mpcc {
+        w,
+        p,
+        f,
+        g,
+        big_g,
+        big_h,
+        lbw: m.lbw.clone(),
+        ubw: m.ubw.clone(),
+        lbg: m.lbg.clone(),
+        ubg: m.ubg.clone(),
+        w0: m.w0.clone(),
+        p0: m.p0.clone(),
+    })
 }

@@ -51,7 +51,12 @@ fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
     for k in 0..ocp.n_intervals {
         t.add("u", Some(k), None, &ocp.u_lower, &ocp.u_upper, &ocp.u_guess);
     }
-    let bounds = ElementBounds { x_lower: ocp.x_lower.clone(), x_upper: ocp.x_upper.clone(), at_stages: ocp.options.state_bounds_at_stages, x_guess };
+    let bounds = ElementBounds {
+        x_lower: ocp.x_lower.clone(),
+        x_upper: ocp.x_upper.clone(),
+        at_stages: ocp.options.state_bounds_at_stages,
+        x_guess,
+    };
     grid.add_blocks(&mut t, &bounds, BlockOrder::ByKind);
     if let Horizon::Free { lower, upper, guess } = ocp.horizon {
         t.add("T", None, None, &[lower], &[upper], &[guess]);
@@ -133,7 +138,14 @@ fn grid_inputs(ocp: &Ocp, table: &VariableTable, w: &MX, par: &MX, layout: &Para
 
 /// A soft terminal constraint's penalty on the objective and, for ℓ1, its rows
 /// `c − s ≤ upper`, `c + s ≥ lower` (each with its bounds) in the slacks `s ≥ 0`.
-fn soft_terminal(soft: &crate::problem::SoftTerminalConstraint, ocp: &Ocp, table: &VariableTable, w: &MX, x_final: &MX, p_model: &MX) -> Result<(MX, Vec<(MX, Vec<f64>, Vec<f64>)>)> {
+fn soft_terminal(
+    soft: &crate::problem::SoftTerminalConstraint,
+    ocp: &Ocp,
+    table: &VariableTable,
+    w: &MX,
+    x_final: &MX,
+    p_model: &MX,
+) -> Result<(MX, Vec<(MX, Vec<f64>, Vec<f64>)>)> {
     let (t, model) = (&soft.constraint, &ocp.model);
     let n_c = t.expr.nrow();
     let c = sx_function("ocp_soft_terminal", &[("x", &model.x), ("p", &model.p)], &t.expr)?.call(&[x_final, p_model])?.remove(0);
@@ -229,5 +241,15 @@ pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<
         &[("x_stage", &a.x_stage), ("theta", &a.theta), ("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model)],
     )?;
     let end_is_last_stage = grid.end_is_last_stage();
-    Ok(Transcription { mpcc, table, sizes: s, end_is_last_stage, fe, outputs, x0_parameter: layout.x0, reference_parameter: layout.reference, n_y: layout.n_y })
+    Ok(Transcription {
+        mpcc,
+        table,
+        sizes: s,
+        end_is_last_stage,
+        fe,
+        outputs,
+        x0_parameter: layout.x0,
+        reference_parameter: layout.reference,
+        n_y: layout.n_y,
+    })
 }

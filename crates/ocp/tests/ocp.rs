@@ -9,10 +9,11 @@ fn controlled_sign() -> (fesd_model::PssModel, SX, SX) {
     use fesd_model::{PssModel, Subsystem};
     let x = SX::sym("x", 1);
     let u = SX::sym("u", 1);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_drift(u.clone())
-        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_drift(u.clone()).with_subsystem(Subsystem::new(
+        x.clone(),
+        vec![vec![1], vec![-1]],
+        vec![SX::scalar(-1.0), SX::scalar(1.0)],
+    ));
     (model, x, u)
 }
 
@@ -298,10 +299,11 @@ fn a_free_parameter_is_optimized() {
     use fesd_ocp::FreeParameter;
     let x = SX::sym("x", 1);
     let p = SX::sym("p", 1);
-    let model = PssModel::new(x.clone())
-        .with_parameters(p.clone())
-        .with_drift(p.clone())
-        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let model = PssModel::new(x.clone()).with_parameters(p.clone()).with_drift(p.clone()).with_subsystem(Subsystem::new(
+        x.clone(),
+        vec![vec![1], vec![-1]],
+        vec![SX::scalar(-1.0), SX::scalar(1.0)],
+    ));
     let mut ocp = Ocp::new(model, 1.0, 1, &[-1.0]);
     ocp.options.fesd.n_fe = 4;
     // No step-equilibration cost: it would trade against the Mayer term here.

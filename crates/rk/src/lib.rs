@@ -365,9 +365,7 @@ fn from_d_condition(c: Vec<f64>) -> Tableau {
     let s = c.len();
     let quad = quadrature(s + 2);
     let b = weights(&c, &quad);
-    let a = (0..s)
-        .map(|i| (0..s).map(|j| b[j] * (b[i] - integrate_lagrange(&c, i, c[j], &quad)) / b[i]).collect())
-        .collect();
+    let a = (0..s).map(|i| (0..s).map(|j| b[j] * (b[i] - integrate_lagrange(&c, i, c[j], &quad)) / b[i]).collect()).collect();
     (a, b, c)
 }
 
@@ -399,12 +397,7 @@ fn explicit(s: usize) -> Tableau {
             vec![0.0, 0.5, 1.0],
         ),
         _ => (
-            vec![
-                vec![0.0, 0.0, 0.0, 0.0],
-                vec![0.5, 0.0, 0.0, 0.0],
-                vec![0.0, 0.5, 0.0, 0.0],
-                vec![0.0, 0.0, 1.0, 0.0],
-            ],
+            vec![vec![0.0, 0.0, 0.0, 0.0], vec![0.5, 0.0, 0.0, 0.0], vec![0.0, 0.5, 0.0, 0.0], vec![0.0, 0.0, 1.0, 0.0]],
             vec![1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0],
             vec![0.0, 0.5, 0.5, 1.0],
         ),

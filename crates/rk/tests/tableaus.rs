@@ -34,12 +34,7 @@ fn published_tableaus() {
     );
     // Gauss–Legendre
     assert_tableau(GaussLegendre, &[&[0.5]], &[1.0], &[0.5]);
-    assert_tableau(
-        GaussLegendre,
-        &[&[0.25, 0.25 - r3 / 6.0], &[0.25 + r3 / 6.0, 0.25]],
-        &[0.5, 0.5],
-        &[0.5 - r3 / 6.0, 0.5 + r3 / 6.0],
-    );
+    assert_tableau(GaussLegendre, &[&[0.25, 0.25 - r3 / 6.0], &[0.25 + r3 / 6.0, 0.25]], &[0.5, 0.5], &[0.5 - r3 / 6.0, 0.5 + r3 / 6.0]);
     assert_tableau(
         GaussLegendre,
         &[

@@ -14,7 +14,9 @@
 
 use crate::error::Result;
 use casadi::{Function, MX, SX};
-use fesd_discretization::{end_state_offset, BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, IrkRepresentation, VariableTable};
+use fesd_discretization::{
+    end_state_offset, BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, IrkRepresentation, VariableTable,
+};
 use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
@@ -132,9 +134,17 @@ impl FesdInterval {
         let a = grid.assemble(&table, &w, &inputs)?;
         let g = MX::vertcat(&[&a.equalities, &a.equilibration_constraints])?;
         let n_g = g.numel();
-        let step = Function::new("fesd_step", &[("w", &w), ("params", &params)], &[("f", &a.equilibration_cost), ("g", &g), ("G", &a.pairs_g), ("H", &a.pairs_h)])?.expand()?;
+        let step = Function::new(
+            "fesd_step",
+            &[("w", &w), ("params", &params)],
+            &[("f", &a.equilibration_cost), ("g", &g), ("G", &a.pairs_g), ("H", &a.pairs_h)],
+        )?
+        .expand()?;
         let (w_sx, params_sx) = (SX::sym("w", w.numel()), SX::sym("params", params.numel()));
-        let [f, g, big_g, big_h]: [SX; 4] = step.call(&[&w_sx, &params_sx])?.try_into().map_err(|_| casadi::Error::InvalidArgument("the step function has four outputs".into()))?;
+        let [f, g, big_g, big_h]: [SX; 4] = step
+            .call(&[&w_sx, &params_sx])?
+            .try_into()
+            .map_err(|_| casadi::Error::InvalidArgument("the step function has four outputs".into()))?;
         let mut mpcc = Mpcc::new(w_sx, f, big_g, big_h);
         mpcc.p = params_sx;
         mpcc.g = g;

@@ -28,8 +28,14 @@ mod plot;
 mod simulator;
 
 pub use discretization::{FesdInterval, Layout};
-pub use fesd_discretization::{complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration, StepEquilibrationHessian};
 pub use error::{Result, SimError};
+pub use fesd_discretization::{
+    complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration,
+    StepEquilibrationHessian,
+};
 #[cfg(feature = "plot")]
 pub use plot::register_font;
-pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport, DUAL_START_AFTER, DUAL_START_STALL};
+pub use simulator::{
+    Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport, DUAL_START_AFTER,
+    DUAL_START_STALL,
+};

@@ -23,7 +23,11 @@ impl SimulationResult {
         }
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>, title: &str) -> std::result::Result<(), Box<dyn std::error::Error + '_>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, Shift>,
+        title: &str,
+    ) -> std::result::Result<(), Box<dyn std::error::Error + '_>>
     where
         DB::ErrorType: 'static,
     {
@@ -90,4 +94,3 @@ pub fn register_font() {
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
     });
 }
-

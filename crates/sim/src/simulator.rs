@@ -196,7 +196,10 @@ impl SimulatorOptions {
             return Err(SimError::InvalidOption { name: "active_tol", reason: format!("{} must be positive", self.active_tol) });
         }
         if let Some(r) = self.max_switch_element_ratio.filter(|r| !(*r > 1.0)) {
-            return Err(SimError::InvalidOption { name: "max_switch_element_ratio", reason: format!("{r} must be above 1 (infinity: never re-cut)") });
+            return Err(SimError::InvalidOption {
+                name: "max_switch_element_ratio",
+                reason: format!("{r} must be above 1 (infinity: never re-cut)"),
+            });
         }
         if self.homotopies.is_empty() {
             return Err(SimError::InvalidOption { name: "homotopies", reason: "needs at least one homotopy".into() });
@@ -272,17 +275,25 @@ impl SimulatorOptions {
     /// Tried second by default: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
     /// iterations per NLP, no recovery: steps with a switch.
     pub fn short_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..Self::tier_base() }
-            .with_ipopt("mu_strategy", "adaptive")
-            .with_ipopt("warm_start_init_point", "no")
-            .with_ipopt("max_iter", 30)
+        HomotopyOptions {
+            sigma_0: 0.1,
+            kappa: 1e-4,
+            max_recoveries: 0,
+            tol_follows_sigma: false,
+            active_set_finish: false,
+            ..Self::tier_base()
+        }
+        .with_ipopt("mu_strategy", "adaptive")
+        .with_ipopt("warm_start_init_point", "no")
+        .with_ipopt("max_iter", 30)
     }
 
     /// The fallback homotopy by default, for steps that cannot be halved any more:
     /// nosnoc's σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier
     /// update, the usual recovery and at most 500 Ipopt iterations per NLP.
     pub fn robust_homotopy() -> HomotopyOptions {
-        HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }.with_ipopt("mu_strategy", "adaptive")
+        HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }
+            .with_ipopt("mu_strategy", "adaptive")
             .with_ipopt("warm_start_init_point", "no")
             .with_ipopt("max_iter", 500)
     }
@@ -760,10 +771,11 @@ impl Simulator {
         let t = Instant::now();
         opts.validate()?;
         let interval = FesdInterval::with_lowering(model, &opts.fesd, lowering)?;
-        let first = opts.homotopies.first().cloned().ok_or(SimError::InvalidOption {
-            name: "homotopies",
-            reason: "needs at least one homotopy".into(),
-        })?;
+        let first = opts
+            .homotopies
+            .first()
+            .cloned()
+            .ok_or(SimError::InvalidOption { name: "homotopies", reason: "needs at least one homotopy".into() })?;
         let mut solver = MpccSolver::new(&interval.mpcc, first.clone())?;
         // Check every schedule now rather than at the first step that needs it.
         for h in opts.homotopies.iter().skip(1).chain(&opts.fallback_homotopy) {
@@ -820,7 +832,8 @@ impl Simulator {
         record: &mut [(usize, usize)],
         res: &mut SimulationResult,
     ) -> Result<(MpccResult, Vec<Attempt>)> {
-        let tiers = if may_halve { self.opts.tiers_before_halving.clamp(1, self.opts.homotopies.len()) } else { self.opts.homotopies.len() };
+        let tiers =
+            if may_halve { self.opts.tiers_before_halving.clamp(1, self.opts.homotopies.len()) } else { self.opts.homotopies.len() };
         let fallback = if may_halve { None } else { self.opts.fallback_homotopy.clone() };
         let schedules: Vec<HomotopyOptions> = self.opts.homotopies[..tiers].iter().cloned().chain(fallback).collect();
         let mut plan: Vec<Plan> = schedules.into_iter().enumerate().map(|(tier, h)| Plan { tier, h, start: Start::Previous }).collect();
@@ -914,7 +927,9 @@ impl Simulator {
         let (x1, x0) = (&r.x[r.x.len() - 1], &r.x[r.x.len() - 2]);
         let at = |tau: f64| -> Vec<f64> { x1.iter().zip(x0).map(|(a, b)| a + (a - b) * tau / h).collect() };
         let tol = self.opts.active_tol;
-        let zeros = |x: &[f64]| -> Result<Vec<bool>> { Ok(self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0).iter().map(|l| *l <= tol).collect()) };
+        let zeros = |x: &[f64]| -> Result<Vec<bool>> {
+            Ok(self.interval.dual_at_state.eval_dense(&[x, u, p])?.remove(0).iter().map(|l| *l <= tol).collect())
+        };
         let now = zeros(x)?;
         // The zero pattern at `hi`, the earliest time seen with another pattern.
         let mut then = zeros(&at(len))?;
@@ -995,7 +1010,13 @@ impl Simulator {
         // (`as i32` would wrap for a huge halving count; 2^-1100 is already 0.)
         let floor = step / 2f64.powi(self.opts.max_step_halvings.min(1100) as i32);
         let f = ts / len;
-        let first = if f < edge { (2.0 * ts).max(floor) } else if f > 1.0 - edge { 2.0 * ts - len } else { return None };
+        let first = if f < edge {
+            (2.0 * ts).max(floor)
+        } else if f > 1.0 - edge {
+            2.0 * ts - len
+        } else {
+            return None;
+        };
         (first >= floor && len - first >= floor).then_some(first)
     }
 
@@ -1113,7 +1134,8 @@ impl Simulator {
                 state.guess.clone()
             };
             let nearly_biactive = self.opts.neutral_start_when_nearly_biactive && self.nearly_biactive(&state.primal0, &state.lambda0);
-            let neutral_first = recut || t_switch.is_some() || nearly_biactive || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
+            let neutral_first =
+                recut || t_switch.is_some() || nearly_biactive || state.result.steps.last().is_some_and(StepReport::needed_neutral_start);
             // The previous piece's multipliers fit where the active set goes on and no
             // surface is near.
             let went_on = self.opts.warm_start_duals
@@ -1125,7 +1147,12 @@ impl Simulator {
             let (r, tries) = self.attempt_piece(&guess, &neutral, may_halve, neutral_first, duals, record, res)?;
             let converged = r.status.is_converged();
             let report = step_report(k, state.t, len, depth, &r, tries);
-            res.steps.push(StepReport { switch_predicted: t_switch.is_some(), predicted_switch: t_switch, aligned_to_switch: aligned, ..report });
+            res.steps.push(StepReport {
+                switch_predicted: t_switch.is_some(),
+                predicted_switch: t_switch,
+                aligned_to_switch: aligned,
+                ..report
+            });
             if !converged && may_halve {
                 if let Some(last) = res.steps.last_mut() {
                     last.halved = true;
@@ -1182,7 +1209,10 @@ mod boundary_cut_tests {
                 // The part holding the switch, and where in it the switch lies.
                 let (part, at) = if ts < first { (first, ts) } else { (len - first, ts - first) };
                 let k = at / (part / n_fe as f64);
-                assert!((k - k.round()).abs() < 1e-9 && k.round() >= 1.0 && k.round() <= (n_fe - 1) as f64, "n_fe {n_fe}, ts {ts}: boundary {k}");
+                assert!(
+                    (k - k.round()).abs() < 1e-9 && k.round() >= 1.0 && k.round() <= (n_fe - 1) as f64,
+                    "n_fe {n_fe}, ts {ts}: boundary {k}"
+                );
             }
         }
     }

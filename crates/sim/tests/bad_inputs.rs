@@ -22,10 +22,15 @@ fn bad_models() {
     assert!(matches!(new(&wrong_count, SimulatorOptions::default()), SimError::Model(ModelError::RegionCount { .. })));
     // F as a matrix whose columns disagree with the rows of S.
     let big_f = SX::zeros(2, 3);
-    let f_matrix = PssModel::new(x.clone()).with_subsystem(Subsystem::from_matrix(x.at(0).unwrap(), vec![vec![1], vec![-1]], &big_f).unwrap());
-    assert!(matches!(new(&f_matrix, SimulatorOptions::default()), SimError::Model(ModelError::RegionCount { regions: 2, dynamics: 3, .. })));
+    let f_matrix =
+        PssModel::new(x.clone()).with_subsystem(Subsystem::from_matrix(x.at(0).unwrap(), vec![vec![1], vec![-1]], &big_f).unwrap());
+    assert!(matches!(
+        new(&f_matrix, SimulatorOptions::default()),
+        SimError::Model(ModelError::RegionCount { regions: 2, dynamics: 3, .. })
+    ));
     // A switching function of the wrong size: a 2 × 2 matrix, or one that does not match S's columns.
-    let matrix_c = PssModel::new(x.clone()).with_subsystem(Subsystem::new(SX::sym_matrix("c", 2, 2), vec![vec![1, 1]], vec![SX::zeros(2, 1)]));
+    let matrix_c =
+        PssModel::new(x.clone()).with_subsystem(Subsystem::new(SX::sym_matrix("c", 2, 2), vec![vec![1, 1]], vec![SX::zeros(2, 1)]));
     assert!(matches!(new(&matrix_c, SimulatorOptions::default()), SimError::Model(ModelError::SwitchingFunctionShape { .. })));
     let wrong_c = PssModel::new(x.clone()).with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], f()));
     assert!(matches!(new(&wrong_c, SimulatorOptions::default()), SimError::Model(ModelError::SignMatrixColumns { n_c: 2, .. })));
@@ -43,7 +48,16 @@ fn bad_schemes_and_inputs() {
     assert!(matches!(e, SimError::Stages(_)), "{e}");
     assert!(e.to_string().contains("n_s = 0"));
     assert!(matches!(new(&model, with(&|o| o.fesd.n_s = 10)), SimError::Stages(_)));
-    assert!(matches!(new(&model, with(&|o| { o.fesd.rk_family = RkFamily::LobattoIIIA; o.fesd.n_s = 1 })), SimError::Stages(_)));
+    assert!(matches!(
+        new(
+            &model,
+            with(&|o| {
+                o.fesd.rk_family = RkFamily::LobattoIIIA;
+                o.fesd.n_s = 1
+            })
+        ),
+        SimError::Stages(_)
+    ));
     assert!(matches!(new(&model, with(&|o| o.fesd.n_fe = 0)), SimError::InvalidOption { name: "n_fe", .. }));
     assert!(matches!(new(&model, with(&|o| o.step = 0.0)), SimError::InvalidOption { name: "step", .. }));
     assert!(matches!(new(&model, with(&|o| o.step = -1.0)), SimError::InvalidOption { name: "step", .. }));
@@ -66,8 +80,11 @@ fn infinite_dynamics_end_in_an_honest_failure() {
     // SIGBUS). Now every evaluation with NaN/inf is reported to Ipopt as failed.
     use fesd_mpcc::MpccStatus;
     let x = SX::sym("x", 1);
-    let model = PssModel::new(x.clone())
-        .with_subsystem(Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![&x * f64::INFINITY, SX::scalar(1.0)]));
+    let model = PssModel::new(x.clone()).with_subsystem(Subsystem::new(
+        x.clone(),
+        vec![vec![1], vec![-1]],
+        vec![&x * f64::INFINITY, SX::scalar(1.0)],
+    ));
     let mut sim = Simulator::new(&model, SimulatorOptions { n_steps: 2, max_step_halvings: 1, ..Default::default() }).unwrap();
     let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
     assert!(!r.completed);

@@ -3,9 +3,9 @@
 //! [`SubsystemLowering`] outside the library, simulates a crossing to the exact
 //! answer and is rejected, with a typed error, on subsystems it cannot write.
 
+use casadi::SX;
 use fesd_model::{AlgebraBuilder, EquilibrationGroup, ModelError, PssModel, Regions, Subsystem, SubsystemLowering};
 use fesd_sim::{SimError, Simulator, SimulatorOptions};
-use casadi::SX;
 
 /// Stewart for two regions with one convex multiplier: θ ∈ [0, 1] is region 0's,
 /// 1 − θ region 1's; `g − λ − μ e = 0` with `g = −S c`; `θ ⊥ λ₀`, `1 − θ ⊥ λ₁`.

@@ -103,7 +103,8 @@ fn standard_discretization_stays_near_order_one() {
 fn switch_elements_are_not_stretched() {
     let r = simulate(RkFamily::RadauIIA, 4, true, 14, true);
     let step = std::f64::consts::FRAC_PI_2 / 14.0;
-    let ratio = SimulatorOptions { fesd: fesd_sim::FesdOptions { n_s: 4, ..Default::default() }, ..Default::default() }.switch_element_ratio();
+    let ratio =
+        SimulatorOptions { fesd: fesd_sim::FesdOptions { n_s: 4, ..Default::default() }, ..Default::default() }.switch_element_ratio();
     assert!((ratio - 16f64.powf(1.0 / 8.0)).abs() < 1e-12);
     // Every element is at most `ratio` times its piece's nominal element, and no longer
     // than the nominal element of a whole step by more than that.
@@ -111,7 +112,8 @@ fn switch_elements_are_not_stretched() {
     assert!(r.steps.iter().any(|s| s.recut_at_switch), "the switch piece was not re-cut");
     let never = {
         let t_end = std::f64::consts::FRAC_PI_2;
-        let mut opts = SimulatorOptions { step: t_end / 14.0, n_steps: 14, max_switch_element_ratio: Some(f64::INFINITY), ..Default::default() };
+        let mut opts =
+            SimulatorOptions { step: t_end / 14.0, n_steps: 14, max_switch_element_ratio: Some(f64::INFINITY), ..Default::default() };
         opts.fesd.n_s = 4;
         opts.for_each_homotopy(|h| {
             h.comp_tol = COMP_TOL;

@@ -44,7 +44,8 @@ fn relay_runs_through_at_two_resolutions() {
 fn an_unproductive_tier_is_skipped_for_halving() {
     let model = models::relay_feedback(25.0, 0.05, 1.0).unwrap();
     let run_with = |skip: bool| {
-        let mut opts = SimulatorOptions { step: 0.05, n_steps: 200, tiers_before_halving: 2, skip_unproductive_tiers: skip, ..Default::default() };
+        let mut opts =
+            SimulatorOptions { step: 0.05, n_steps: 200, tiers_before_halving: 2, skip_unproductive_tiers: skip, ..Default::default() };
         opts.fesd.n_s = 2;
         Simulator::new(&model, opts).unwrap().simulate(&[0.0, -0.001, -0.02], &[], &[]).unwrap()
     };
@@ -58,7 +59,12 @@ fn an_unproductive_tier_is_skipped_for_halving() {
     assert!(tried.iter().take(2).all(|&t| t), "the first pieces try tier 1: {tried:?}");
     assert!(tried.iter().any(|&t| !t), "tier 1 is skipped later: {tried:?}");
     assert!(second_tier(&trying).iter().all(|&t| t));
-    assert!(skipping.wasted_iterations() < trying.wasted_iterations(), "{} vs {}", skipping.wasted_iterations(), trying.wasted_iterations());
+    assert!(
+        skipping.wasted_iterations() < trying.wasted_iterations(),
+        "{} vs {}",
+        skipping.wasted_iterations(),
+        trying.wasted_iterations()
+    );
     let (xa, xb) = (state_at(&skipping, 5.0), state_at(&trying, 5.0));
     let d = xa.iter().zip(&xb).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
     assert!(d < 1e-9, "x(5): {xa:?} vs {xb:?}");

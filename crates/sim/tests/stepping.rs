@@ -11,10 +11,11 @@ fn stepping_with_a_control_schedule_has_the_exact_switches() {
     // x(1) = −0.75 (ẋ = −2).
     let x = SX::sym("x", 1);
     let u = SX::sym("u", 1);
-    let model = PssModel::new(x.clone())
-        .with_controls(u.clone())
-        .with_drift(u)
-        .with_subsystem(Subsystem::new(x, vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_drift(u).with_subsystem(Subsystem::new(
+        x,
+        vec![vec![1], vec![-1]],
+        vec![SX::scalar(-1.0), SX::scalar(1.0)],
+    ));
     let mut sim = Simulator::new(&model, SimulatorOptions { step: 0.1, ..Default::default() }).unwrap();
     let mut state = sim.start(&[-1.0], &[3.0], &[]).unwrap();
     for k in 0..10 {
@@ -80,7 +81,11 @@ fn a_switch_exactly_on_a_step_boundary_needs_no_halving() {
     let u = SX::sym("u", 1);
     let v = x.at(1).unwrap();
     let f = |gain: f64| SX::vertcat(&[&v, &(&u * gain)]).unwrap();
-    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(&v - 10.0, vec![vec![1], vec![-1]], vec![f(3.0), f(1.0)]));
+    let model = PssModel::new(x.clone()).with_controls(u.clone()).with_subsystem(Subsystem::new(
+        &v - 10.0,
+        vec![vec![1], vec![-1]],
+        vec![f(3.0), f(1.0)],
+    ));
     let mut opts = SimulatorOptions { step: 2.0 / 15.0, n_steps: 10, ..Default::default() };
     opts.fesd.n_s = 3;
     let r = Simulator::new(&model, opts).unwrap().simulate(&[180.0, 20.0], &[-5.0], &[]).unwrap();
@@ -130,7 +135,8 @@ fn step_reports_count_the_same_attempts() {
 fn a_switch_ahead_is_predicted_and_tried_from_the_neutral_guess_first() {
     // ẋ ∈ 2 − sign(x) from x(0) = −1 (ẋ = 3): the switch at t = 1/3 is inside the step
     // [0.3, 0.4], the only one whose extrapolated state has another sign.
-    let mut sim = Simulator::new(&models::scalar_switch(3.0, 1.0), SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() }).unwrap();
+    let mut sim =
+        Simulator::new(&models::scalar_switch(3.0, 1.0), SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() }).unwrap();
     let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
     assert!((r.switch_times[0] - 1.0 / 3.0).abs() < 1e-8, "{:?}", r.switch_times);
     let predicted: Vec<usize> = r.steps.iter().filter(|s| s.switch_predicted).map(|s| s.step).collect();
@@ -223,7 +229,11 @@ fn extrapolated_states_lie_on_the_line_through_the_state_along_the_slope() {
 #[test]
 fn the_last_slope_is_the_last_elements_secant() {
     let x = SX::sym("x", 1);
-    let model = PssModel::new(x.clone()).with_drift(SX::scalar(2.0)).with_subsystem(Subsystem::new(x, vec![vec![1], vec![-1]], vec![SX::scalar(-1.0), SX::scalar(1.0)]));
+    let model = PssModel::new(x.clone()).with_drift(SX::scalar(2.0)).with_subsystem(Subsystem::new(
+        x,
+        vec![vec![1], vec![-1]],
+        vec![SX::scalar(-1.0), SX::scalar(1.0)],
+    ));
     let mut sim = Simulator::new(&model, SimulatorOptions { step: 0.25, ..Default::default() }).unwrap();
     let mut state = sim.start(&[-1.0], &[], &[]).unwrap();
     assert_eq!(state.result.last_slope(), None);

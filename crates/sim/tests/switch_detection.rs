@@ -96,7 +96,12 @@ fn the_sliding_exit_condition_pins_the_exit_without_a_tight_tolerance() {
 fn oscillator_switch_time_state_and_end_state() {
     // Radau IIA, n_s = 3, N_FE = 2, 29 steps over T = π/2.
     let t_end = std::f64::consts::FRAC_PI_2;
-    let scheme = Scheme { irk: IrkRepresentation::Integral, family: RkFamily::RadauIIA, representation: Representation::Stewart, cross: CrossComplementarity::default() };
+    let scheme = Scheme {
+        irk: IrkRepresentation::Integral,
+        family: RkFamily::RadauIIA,
+        representation: Representation::Stewart,
+        cross: CrossComplementarity::default(),
+    };
     let r = simulate(&models::oscillator().unwrap(), scheme, 3, 2, t_end / 29.0, 29, &models::oscillator_x0());
     assert_eq!(r.switch_times.len(), 1, "{:?}", r.switch_times);
     assert!((r.switch_times[0] - 1.0).abs() <= 1e-5, "switch at {}", r.switch_times[0]);
@@ -112,7 +117,8 @@ fn oscillator_switch_time_state_and_end_state() {
 fn stewart_and_step_give_the_same_trajectory() {
     let t_end = std::f64::consts::FRAC_PI_2;
     let run = |model: &fesd_model::PssModel, representation, step, n, x0: &[f64]| {
-        let scheme = Scheme { irk: IrkRepresentation::Integral, family: RkFamily::RadauIIA, representation, cross: CrossComplementarity::default() };
+        let scheme =
+            Scheme { irk: IrkRepresentation::Integral, family: RkFamily::RadauIIA, representation, cross: CrossComplementarity::default() };
         simulate(model, scheme, 3, 2, step, n, x0)
     };
     // Two regions: the oscillator.

@@ -130,13 +130,7 @@ pub struct ClsOcp {
 impl ClsOcp {
     /// An OCP on `[0, horizon]` with `n_intervals` control intervals from `(q0, v0)`,
     /// no cost, unbounded controls and states, default options.
-    pub fn new(
-        model: ClsModel,
-        horizon: f64,
-        n_intervals: usize,
-        q0: &[f64],
-        v0: &[f64],
-    ) -> ClsOcp {
+    pub fn new(model: ClsModel, horizon: f64, n_intervals: usize, q0: &[f64], v0: &[f64]) -> ClsOcp {
         let (n_q, n_u) = (model.n_q(), model.u.nrow());
         let inf = f64::INFINITY;
         ClsOcp {
@@ -181,11 +175,7 @@ impl ClsOcp {
 
     /// Adds the hard terminal constraints `lower ≤ c(q(T), v(T), p) ≤ upper`.
     pub fn with_terminal(mut self, expr: SX, lower: &[f64], upper: &[f64]) -> Self {
-        self.terminal = Some(ClsTerminalConstraint {
-            expr,
-            lower: lower.to_vec(),
-            upper: upper.to_vec(),
-        });
+        self.terminal = Some(ClsTerminalConstraint { expr, lower: lower.to_vec(), upper: upper.to_vec() });
         self
     }
 
@@ -201,26 +191,15 @@ impl ClsOcp {
         self.options.homotopy.validate()?;
         let bad = |what: &'static str, reason: String| Err(ClsError::BadInput { what, reason });
         if !(self.horizon.is_finite() && self.horizon > 0.0) {
-            return bad(
-                "horizon",
-                format!("{} must be positive and finite", self.horizon),
-            );
+            return bad("horizon", format!("{} must be positive and finite", self.horizon));
         }
         if self.n_intervals == 0 {
             return bad("n_intervals", "needs at least one control interval".into());
         }
         let (n_q, n_u, n_p) = (self.model.n_q(), self.n_u(), self.model.p.nrow());
-        for (what, v, n) in [
-            ("q0", &self.q0, n_q),
-            ("v0", &self.v0, n_q),
-            ("p", &self.p, n_p),
-            ("u_guess", &self.u_guess, n_u),
-        ] {
+        for (what, v, n) in [("q0", &self.q0, n_q), ("v0", &self.v0, n_q), ("p", &self.p, n_p), ("u_guess", &self.u_guess, n_u)] {
             if v.len() != n || v.iter().any(|x| !x.is_finite()) {
-                return bad(
-                    what,
-                    format!("{n} finite values expected, {} given", v.len()),
-                );
+                return bad(what, format!("{n} finite values expected, {} given", v.len()));
             }
         }
         for (what, lo, hi, n) in [
@@ -231,21 +210,13 @@ impl ClsOcp {
             if lo.len() != n || hi.len() != n {
                 return bad(what, format!("{n} lower and {n} upper bounds expected"));
             }
-            if lo
-                .iter()
-                .zip(hi.iter())
-                .any(|(l, h)| l.is_nan() || h.is_nan() || l > h)
-            {
+            if lo.iter().zip(hi.iter()).any(|(l, h)| l.is_nan() || h.is_nan() || l > h) {
                 return bad(what, "a lower bound above its upper bound (or NaN)".into());
             }
         }
         let m = &self.model;
         if let Some(l) = &self.lagrange {
-            scalar_in(
-                "Lagrange term",
-                l,
-                &[("q", &m.q), ("v", &m.v), ("u", &m.u), ("p", &m.p)],
-            )?;
+            scalar_in("Lagrange term", l, &[("q", &m.q), ("v", &m.v), ("u", &m.u), ("p", &m.p)])?;
         }
         if let Some(phi) = &self.mayer {
             scalar_in("Mayer term", phi, &[("q", &m.q), ("v", &m.v), ("p", &m.p)])?;
@@ -253,19 +224,9 @@ impl ClsOcp {
         if let Some(t) = &self.terminal {
             let n = t.expr.nrow();
             if t.expr.ncol() != 1 || t.lower.len() != n || t.upper.len() != n {
-                return bad(
-                    "terminal constraint",
-                    format!(
-                        "a column with {} lower and upper bounds expected",
-                        t.expr.nrow()
-                    ),
-                );
+                return bad("terminal constraint", format!("a column with {} lower and upper bounds expected", t.expr.nrow()));
             }
-            expression_in(
-                "terminal constraint",
-                &t.expr,
-                &[("q", &m.q), ("v", &m.v), ("p", &m.p)],
-            )?;
+            expression_in("terminal constraint", &t.expr, &[("q", &m.q), ("v", &m.v), ("p", &m.p)])?;
         }
         Ok(tableau)
     }
@@ -277,24 +238,14 @@ pub(crate) fn expression_in(what: &str, e: &SX, inputs: &[(&str, &SX)]) -> Resul
     Function::new("cls_ocp_check", inputs, &[("out", e)]).map_err(|err| {
         crate::error::model_error(
             what,
-            format!(
-                "must depend only on {}: {err}",
-                inputs
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            format!("must depend only on {}: {err}", inputs.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
         )
     })
 }
 
 fn scalar_in(what: &str, e: &SX, inputs: &[(&str, &SX)]) -> Result<Function> {
     if e.nrow() != 1 || e.ncol() != 1 {
-        return Err(crate::error::model_error(
-            what,
-            format!("must be scalar, is {}×{}", e.nrow(), e.ncol()),
-        ));
+        return Err(crate::error::model_error(what, format!("must be scalar, is {}×{}", e.nrow(), e.ncol())));
     }
     expression_in(what, e, inputs)
 }

@@ -71,11 +71,7 @@ impl ClsOcpResult {
         for (e, lam) in self.impulses.iter().enumerate() {
             for (l, &x) in lam.iter().enumerate() {
                 if x > tol {
-                    out.push(OcpImpact {
-                        time: self.t[e],
-                        contact: l,
-                        impulse: x,
-                    });
+                    out.push(OcpImpact { time: self.t[e], contact: l, impulse: x });
                 }
             }
         }
@@ -84,10 +80,7 @@ impl ClsOcpResult {
 
     /// The result as pretty JSON.
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| ClsError::BadInput {
-            what: "result",
-            reason: e.to_string(),
-        })
+        serde_json::to_string_pretty(self).map_err(|e| ClsError::BadInput { what: "result", reason: e.to_string() })
     }
 }
 
@@ -103,13 +96,7 @@ impl ClsOcpSolver {
         let start = Instant::now();
         let t = transcribe(ocp)?;
         let solver = MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?;
-        Ok(ClsOcpSolver {
-            ocp: ocp.clone(),
-            p0: t.mpcc.p0.clone(),
-            solver,
-            t,
-            build_time: start.elapsed(),
-        })
+        Ok(ClsOcpSolver { ocp: ocp.clone(), p0: t.mpcc.p0.clone(), solver, t, build_time: start.elapsed() })
     }
 
     /// Time spent transcribing and compiling (or loading) the kernels.
@@ -133,10 +120,7 @@ impl ClsOcpSolver {
         let n_q = self.ocp.model.n_q();
         for (what, x) in [("q0", q0), ("v0", v0)] {
             if x.len() != n_q || x.iter().any(|v| !v.is_finite()) {
-                return Err(ClsError::BadInput {
-                    what,
-                    reason: format!("{} finite values expected", n_q),
-                });
+                return Err(ClsError::BadInput { what, reason: format!("{} finite values expected", n_q) });
             }
         }
         self.p0[..n_q].copy_from_slice(q0);
@@ -212,7 +196,11 @@ impl ClsOcpSolver {
             return Err(ClsError::BadInput { what: "result", reason: "has no states".into() });
         };
         let length = self.ocp.horizon / self.ocp.n_intervals as f64;
-        let mut opts = crate::simulator::ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
+        let mut opts = crate::simulator::ClsSimulatorOptions {
+            step: length / steps_per_interval as f64,
+            n_steps: steps_per_interval,
+            ..Default::default()
+        };
         opts.cls.rk_family = self.ocp.options.cls.rk_family;
         opts.cls.n_s = self.ocp.options.cls.n_s;
         let mut sim = crate::simulator::ClsSimulator::new(&self.ocp.model, opts)?;
@@ -237,7 +225,8 @@ impl ClsOcpSolver {
         }
         let g = self.t.g.eval_dense(&[w, &self.p0])?.remove(0);
         let (lb, ub) = (&self.t.mpcc.lbg, &self.t.mpcc.ubg);
-        let mut v: Vec<(String, f64)> = g.iter().enumerate().map(|(i, x)| (self.t.row_labels[i].clone(), (lb[i] - x).max(x - ub[i]).max(0.0))).collect();
+        let mut v: Vec<(String, f64)> =
+            g.iter().enumerate().map(|(i, x)| (self.t.row_labels[i].clone(), (lb[i] - x).max(x - ub[i]).max(0.0))).collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1));
         v.truncate(count);
         Ok(v)
@@ -250,29 +239,16 @@ impl ClsOcpSolver {
         let w = r.w.clone();
         let out = self.t.outputs.eval_dense(&[&w, &self.p0])?;
         let (h, n_q) = (out[0].clone(), self.ocp.model.n_q());
-        let columns = |v: &[f64], rows: usize| -> Vec<Vec<f64>> {
-            v.chunks(rows.max(1)).map(<[f64]>::to_vec).collect()
-        };
+        let columns = |v: &[f64], rows: usize| -> Vec<Vec<f64>> { v.chunks(rows.max(1)).map(<[f64]>::to_vec).collect() };
         let mut t = vec![0.0];
         for hn in &h {
             t.push(t.last().unwrap_or(&0.0) + hn);
         }
         let table = &self.t.table;
-        let u = (0..self.ocp.n_intervals)
-            .map(|k| {
-                table
-                    .read(&w, "u", Some(k), None)
-                    .map(<[f64]>::to_vec)
-                    .unwrap_or_default()
-            })
-            .collect();
+        let u = (0..self.ocp.n_intervals).map(|k| table.read(&w, "u", Some(k), None).map(<[f64]>::to_vec).unwrap_or_default()).collect();
         let t_controls = (0..=self.ocp.n_intervals).map(|k| t[k * self.ocp.options.cls.n_fe]).collect();
         self.solver.set_initial_guess(&w)?;
-        let impulses = if self.ocp.model.n_c() > 0 {
-            columns(&out[4], self.ocp.model.n_c())
-        } else {
-            vec![vec![]; self.t.n_elements]
-        };
+        let impulses = if self.ocp.model.n_c() > 0 { columns(&out[4], self.ocp.model.n_c()) } else { vec![vec![]; self.t.n_elements] };
         Ok(ClsOcpResult {
             status: r.status,
             cost: out[5][0],

@@ -5,10 +5,10 @@
 //! step equilibration between neighbours), costs and terminal constraints; every
 //! unknown named in the variable table.
 
-use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
 use super::problem::{expression_in, ClsOcp};
 use crate::error::Result;
 use crate::geometry::Geometry;
+use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
 use casadi::{Function, Mx, MX};
 use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions};
 use fesd_mpcc::Mpcc;
@@ -40,12 +40,7 @@ fn hcat(items: &[&MX]) -> Result<MX> {
 
 /// Lays out the unknowns (block-major: controls, elements, step sizes) with bounds and
 /// a resting guess chained along the horizon.
-fn table(
-    ocp: &ClsOcp,
-    first: &ElementKernel,
-    inner: &ElementKernel,
-    geo: &Geometry,
-) -> Result<VariableTable> {
+fn table(ocp: &ClsOcp, first: &ElementKernel, inner: &ElementKernel, geo: &Geometry) -> Result<VariableTable> {
     let opts = &ocp.options.cls;
     let (n, n_fe, n_q) = (ocp.n_intervals, opts.n_fe, ocp.model.n_q());
     let mut t = VariableTable::default();
@@ -57,10 +52,7 @@ fn table(
     for (e, guess) in guesses.iter().enumerate() {
         let kernel = if e == 0 { first } else { inner };
         let (mut lb, mut ub) = (kernel.lbw.clone(), kernel.ubw.clone());
-        for (off, lo, hi) in [
-            (kernel.off_q_end, &ocp.q_lower, &ocp.q_upper),
-            (kernel.off_v_end, &ocp.v_lower, &ocp.v_upper),
-        ] {
+        for (off, lo, hi) in [(kernel.off_q_end, &ocp.q_lower, &ocp.q_upper), (kernel.off_v_end, &ocp.v_lower, &ocp.v_upper)] {
             lb[off..off + n_q].copy_from_slice(lo);
             ub[off..off + n_q].copy_from_slice(hi);
         }
@@ -143,7 +135,13 @@ fn assemble(ocp: &ClsOcp) -> Result<Assembled> {
         t_final: MX::scalar(ocp.horizon),
         t_grid: MX::scalar(ocp.horizon),
     };
-    let chain_opts = ChainOptions { use_fesd: opts.use_fesd, step_equilibration: opts.step_equilibration, rho_h: opts.rho_h, equilibration_hessian: opts.step_equilibration_hessian, sum_in_time_units: true };
+    let chain_opts = ChainOptions {
+        use_fesd: opts.use_fesd,
+        step_equilibration: opts.step_equilibration,
+        rho_h: opts.rho_h,
+        equilibration_hessian: opts.step_equilibration_hessian,
+        sum_in_time_units: true,
+    };
     let chain = assemble_chain(&dcs, &vec![n_fe; n], chain_opts, &table, &w, &inputs)?;
     Ok(Assembled { table, element_len: inner.n_w, w, par, q0, v0, p, chain, n_elements: n * n_fe })
 }

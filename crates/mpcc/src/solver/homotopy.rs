@@ -232,7 +232,8 @@ impl MpccSolver {
             non_finite: sol.non_finite.clone(),
         };
         if let Some(what) = &sol.non_finite {
-            run.messages.push(format!("step {}: an evaluation gave a non-finite number ({what}); it was reported to Ipopt as failed", run.k));
+            run.messages
+                .push(format!("step {}: an evaluation gave a non-finite number ({what}); it was reported to Ipopt as failed", run.k));
         }
         if self.opts.verbosity >= 1 {
             Self::print_row(&row);
@@ -311,7 +312,8 @@ impl MpccSolver {
             return true;
         }
         if handover.is_some_and(|h| residual <= h) {
-            self.handed_over = Some(Resume { x: run.x.clone(), sigma: next, k: k + 1, n_steps: run.n_steps, kappa: run.kappa, exponent: run.exponent });
+            self.handed_over =
+                Some(Resume { x: run.x.clone(), sigma: next, k: k + 1, n_steps: run.n_steps, kappa: run.kappa, exponent: run.exponent });
             run.messages.push(format!("handed over to the active-set finish at step {k} (sigma = {sigma:e}, comp_res = {residual:.3e})"));
             return true;
         }
