@@ -21,7 +21,7 @@ struct Case {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cases = vec![
+    let cases = [
         Case { name: "ball_elastic", model: bouncing_ball(1.0), q0: vec![0.8], v0: vec![0.0], step: 0.15, n_steps: 20 },
         Case { name: "ball_eps08", model: bouncing_ball(0.8), q0: vec![1.0], v0: vec![0.0], step: 0.1, n_steps: 27 },
         Case { name: "ball_plastic", model: bouncing_ball(0.0), q0: vec![1.0], v0: vec![0.0], step: 0.1, n_steps: 15 },

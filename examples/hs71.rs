@@ -25,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut solver = IpoptSolver::new(structure)?;
     solver.set_option("print_level", 0).set_option("sb", "yes").set_option("tol", 1e-10);
     println!("{:>4} {:>14} {:>10} {:>10}", "iter", "objective", "inf_pr", "inf_du");
-    let mut table = |i: &fesd::ipopt::IterationInfo| {
+    let mut table = |i: &ipopt::IterationInfo| {
         println!("{:>4} {:>14.8} {:>10.2e} {:>10.2e}", i.iter, i.objective, i.inf_pr, i.inf_du);
         true
     };

@@ -158,7 +158,7 @@ fn apply_args(ocp: &mut ClsOcp, args: &[(String, String)], guess: &mut bool) -> 
                 field.insert(k.trim_start_matches("homotopy.").to_string(), serde_json::from_str(val)?);
                 ocp.options.homotopy = ocp.options.homotopy.with_fields(field)?;
             }
-            _ => ocp.options.homotopy.ipopt.push((k.to_string(), fesd::ipopt::OptionValue::parse_for(k, val))),
+            _ => ocp.options.homotopy.ipopt.push((k.to_string(), ipopt::OptionValue::parse_for(k, val))),
         }
     }
     Ok(())

@@ -20,16 +20,18 @@ use fesd::ocp::{problems, OcpSolver};
 /// A built OCP of either kind.
 enum Built {
     /// A switched-system OCP.
-    Switched(OcpSolver),
+    Switched(Box<OcpSolver>),
     /// A rigid-body OCP.
-    RigidBodies(ClsOcpSolver),
+    RigidBodies(Box<ClsOcpSolver>),
 }
 
 /// Builds the chosen OCP with `n` intervals of `n_fe` elements.
 fn build(model: &str, n: usize, n_fe: usize, compile: &CompileOptions) -> Result<Built, Box<dyn std::error::Error>> {
     Ok(match model {
-        "car" => Built::Switched(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?),
-        "motor" => Built::Switched(OcpSolver::with_compile_options(&problems::voice_coil_motor(n)?, compile)?),
+        "car" => {
+            Built::Switched(Box::new(OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart)?, compile)?))
+        }
+        "motor" => Built::Switched(Box::new(OcpSolver::with_compile_options(&problems::voice_coil_motor(n)?, compile)?)),
         "boxes" => {
             let m = three_boxes()?;
             let u = m.u.clone();
@@ -37,7 +39,7 @@ fn build(model: &str, n: usize, n_fe: usize, compile: &CompileOptions) -> Result
                 .with_control_bounds(&[-30.0], &[30.0])
                 .with_lagrange(&u * &u);
             ocp.options.cls.n_fe = n_fe;
-            Built::RigidBodies(ClsOcpSolver::with_compile_options(&ocp, compile)?)
+            Built::RigidBodies(Box::new(ClsOcpSolver::with_compile_options(&ocp, compile)?))
         }
         other => return Err(format!("model={other}: expected car, motor or boxes").into()),
     })

@@ -93,9 +93,9 @@ fn bad_inputs_exit_with_status_2_and_a_message() {
     // G with two entries, H with one: built with the bindings, stored in the file.
     let qc: Value =
         serde_json::from_str(&std::fs::read_to_string(data("quadratic_cubic.json")).unwrap().replace("Infinity", "1e308")).unwrap();
-    let w = fesd::casadi::SX::deserialize(qc["w"].as_str().unwrap()).unwrap();
-    let p = fesd::casadi::SX::deserialize(qc["p"].as_str().unwrap()).unwrap();
-    let two = fesd::casadi::Function::new("G", &[("w", &w), ("p", &p)], &[("G", &w)]).unwrap();
+    let w = casadi::SX::deserialize(qc["w"].as_str().unwrap()).unwrap();
+    let p = casadi::SX::deserialize(qc["p"].as_str().unwrap()).unwrap();
+    let two = casadi::Function::new("G", &[("w", &w), ("p", &p)], &[("G", &w)]).unwrap();
     let long_g = modified("quadratic_cubic.json", |o| {
         o.insert("G_fun".into(), Value::String(two.serialize().unwrap()));
     });

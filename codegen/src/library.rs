@@ -54,22 +54,26 @@ impl Ccs {
     /// # Safety
     /// `p` must point to a pattern written by CasADi's code generator.
     unsafe fn from_compressed(p: *const CInt) -> Ccs {
-        let nrow = *p as usize;
-        let ncol = *p.add(1) as usize;
-        if ncol == 0 {
-            // No columns: `[nrow, 0, colind_0]` with colind_0 either 0 or the dense flag 1.
-            return Ccs { nrow, ncol, colind: vec![0], row: vec![] };
+        // SAFETY: the caller's contract above; every read stays within the pattern's
+        // own length, given by its header.
+        unsafe {
+            let nrow = *p as usize;
+            let ncol = *p.add(1) as usize;
+            if ncol == 0 {
+                // No columns: `[nrow, 0, colind_0]` with colind_0 either 0 or the dense flag 1.
+                return Ccs { nrow, ncol, colind: vec![0], row: vec![] };
+            }
+            if *p.add(2) == 1 {
+                // Dense shorthand.
+                let colind = (0..=ncol).map(|c| c * nrow).collect();
+                let row = (0..ncol).flat_map(|_| 0..nrow).collect();
+                return Ccs { nrow, ncol, colind, row };
+            }
+            let colind: Vec<usize> = (0..=ncol).map(|c| *p.add(2 + c) as usize).collect();
+            let nnz = colind[ncol];
+            let row = (0..nnz).map(|k| *p.add(3 + ncol + k) as usize).collect();
+            Ccs { nrow, ncol, colind, row }
         }
-        if *p.add(2) == 1 {
-            // Dense shorthand.
-            let colind = (0..=ncol).map(|c| c * nrow).collect();
-            let row = (0..ncol).flat_map(|_| 0..nrow).collect();
-            return Ccs { nrow, ncol, colind, row };
-        }
-        let colind: Vec<usize> = (0..=ncol).map(|c| *p.add(2 + c) as usize).collect();
-        let nnz = colind[ncol];
-        let row = (0..nnz).map(|k| *p.add(3 + ncol + k) as usize).collect();
-        Ccs { nrow, ncol, colind, row }
     }
 }
 
@@ -141,7 +145,7 @@ impl KernelLibrary {
         let real_size: SizeFn = this.symbol(&format!("{module}_casadi_real_size"))?;
         // SAFETY: both are `int f(void)` in the generated code.
         let (i, r) = unsafe { (int_size(), real_size()) };
-        if i as usize != std::mem::size_of::<CInt>() || r as usize != std::mem::size_of::<f64>() {
+        if i as usize != size_of::<CInt>() || r as usize != size_of::<f64>() {
             return Err(CodegenError::Abi(format!("casadi_int has {i} bytes and casadi_real {r}; expected 8 and 8")));
         }
         Ok(this)

@@ -80,9 +80,8 @@ struct MpccArgs {
     #[arg(long, value_delimiter = ',')]
     p0: Option<Vec<f64>>,
     /// Optimization level of the C compiler for the problem's kernels (0-3). Default 0:
-    /// on the NOSBENCH development set the kernels take under 2 % of the solve at -O0,
-    /// and compiling a fresh file is 3-5x faster than at -O2 (CARTIM 2.0 s instead of
-    /// 10.8 s, DISCM 5.7 s instead of 23 s, whole process).
+    /// the kernels take a small share of a solve, and a fresh file compiles several
+    /// times faster than at -O2 (measured in docs/evidence/mpcc.md).
     #[arg(long = "opt-level", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
     opt_level: u8,
     /// How the problem's functions are evaluated: auto (compiled kernels if cached,
@@ -90,7 +89,10 @@ struct MpccArgs {
     /// next run), compiled (compile before solving), interpreted (never compile).
     #[arg(long, default_value = "auto")]
     kernels: Kernels,
-    /// Ipopt option as key=value (repeatable), e.g. --ipopt max_iter=500.
+    /// Ipopt option as key=value (repeatable), e.g. --ipopt max_iter=500. fesd's
+    /// defaults: print_level=0 sb=yes bound_relax_factor=0 mu_strategy=adaptive
+    /// mumps_pivtol=1e-8 warm_start_init_point=yes perturb_always_cd=yes; Ipopt's tol
+    /// follows σ (min(1e-8, 0.1 σ)) unless given here.
     #[arg(long = "ipopt", value_parser = parse_key_value)]
     ipopt: Vec<(String, String)>,
     /// Print a JSON report instead of the summary line; stdout then holds only the
@@ -138,6 +140,7 @@ impl StdoutToStderr {
             let _ = std::io::stdout().flush();
             // SAFETY: plain descriptor calls; on failure the redirection is skipped.
             let saved = active.then(|| unsafe { libc::dup(1) }).filter(|&fd| fd >= 0);
+            // SAFETY: as above.
             if saved.is_some() && unsafe { libc::dup2(2, 1) } < 0 {
                 return StdoutToStderr { saved: None };
             }

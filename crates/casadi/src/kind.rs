@@ -8,7 +8,7 @@ use cxx::memory::UniquePtrTarget;
 use cxx::UniquePtr;
 use std::pin::Pin;
 
-type Res<T> = std::result::Result<T, cxx::Exception>;
+type Res<T> = Result<T, cxx::Exception>;
 
 mod sealed {
     pub trait Sealed {}

@@ -613,7 +613,7 @@ impl MX {
     /// (CasADi's `stop_diff`): 1 treats the expression as a constant for
     /// differentiation, 2 keeps exact first derivatives and drops its second ones (a
     /// Gauss–Newton-type Hessian).
-    pub fn stop_diff(&self, order: usize) -> crate::Result<MX> {
+    pub fn stop_diff(&self, order: usize) -> Result<MX> {
         let _g = crate::lock::guard();
         Ok(Self::wrap(crate::ffi::bridge::mx_stop_diff(&self.inner, order as i64)?))
     }

@@ -33,7 +33,7 @@ const REFUSED_CLASSES: &[&str] = &[
 /// Decodes CasADi's text form: two letters `a`–`p` per byte, low nibble first.
 fn decode(text: &str) -> std::result::Result<Vec<u8>, String> {
     let b = text.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return Err("truncated (odd number of characters)".into());
     }
     let nibble = |c: u8| -> std::result::Result<u8, String> {

@@ -262,9 +262,9 @@ impl<'a> Builder<'a> {
             let entry = |d: usize| d * n_f + i;
             let mut lists: Vec<(Vec<AtPoint>, Vec<AtPoint>)> = vec![Default::default(); n_d + 1];
             for ((k, f), (slip, sg)) in fr.iter().zip(&slacks) {
-                for d in 0..n_d {
-                    lists[d].0.push(at(*k, f.beta.at(entry(d))?));
-                    lists[d].1.push(at(*k, slip.at(entry(d))?));
+                for (d, (beta, slips)) in lists.iter_mut().enumerate().take(n_d) {
+                    beta.push(at(*k, f.beta.at(entry(d))?));
+                    slips.push(at(*k, slip.at(entry(d))?));
                 }
                 lists[n_d].0.push(at(*k, f.gamma.at(i)?));
                 lists[n_d].1.push(at(*k, sg.at(i)?));
@@ -311,8 +311,8 @@ impl<'a> Builder<'a> {
                 // (Λ_n = 0, v⁺ tangential zero) the bare equation would repeat the
                 // momentum balance's rows (γ = w = 0): a rank-deficient Jacobian.
                 let zero = SX::zeros(2 * n_f, 1);
-                let (y_plus, _) = self.w.add(&"impulse_friction_law_plus", 2 * n_f, 0.0, INF, residual.fmax(&zero)?);
-                let (y_minus, _) = self.w.add(&"impulse_friction_law_minus", 2 * n_f, 0.0, INF, (-&residual).fmax(&zero)?);
+                let (y_plus, _) = self.w.add("impulse_friction_law_plus", 2 * n_f, 0.0, INF, residual.fmax(&zero)?);
+                let (y_minus, _) = self.w.add("impulse_friction_law_minus", 2 * n_f, 0.0, INF, (-&residual).fmax(&zero)?);
                 self.con.eq(&y_plus - &y_minus - residual);
                 self.tie_break.extend([y_plus.sum(), y_minus.sum()]);
                 for d in 0..2 {

@@ -20,6 +20,110 @@
 //! assert!((r.impacts[0].v_after[0] + r.impacts[0].v_before[0]).abs() < 1e-6);
 //! # Ok(()) }
 //! ```
+//!
+//! # Models
+//!
+//! A complementarity Lagrangian system: coordinates q, velocities v, mass matrix M(q),
+//! forces f(q, v, u), and unilateral contacts, each with a gap f_c(q) ≥ 0, restitution
+//! ε_r ∈ [0, 1] and Coulomb friction μ: along one tangent direction (planar contacts,
+//! [`Contact::friction`], exact) or two (spatial contacts, [`Contact::spatial_friction`]).
+//! A spatial contact's friction cone is, by [`ClsOptions::friction_model`], a polyhedron
+//! (`Polyhedral`, default) of `friction_directions` directions cos θ_k t₁ + sin θ_k t₂
+//! (default 8; exact for slides along one of them) or the circular cone itself (`Conic`:
+//! force μλ_n w with w in the unit disk, `γ w + J_tᵀv = 0`, `0 ≤ γ ⊥ 1 − ‖w‖² ≥ 0`; exact
+//! in every direction, slower to solve in optimal control). Velocities jump only at
+//! finite-element boundaries, through impulse equations in complementarity form (Newton's
+//! law, maximum dissipation of the tangential impulse); cross complementarity puts every
+//! impact, contact change and stick–slip transition on a boundary. A ball thrown onto a
+//! table with friction:
+//!
+//! ```
+//! use casadi::SX;
+//! use fesd_cls::{ClsModel, ClsSimulator, ClsSimulatorOptions, Contact};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let q = SX::sym("q", 2); // (x, y)
+//! let v = SX::sym("v", 2);
+//! let y = q.at(1)?;
+//! let table = Contact::new(y).restitution(0.5).friction(0.3, SX::from_slice(&[1.0, 0.0]));
+//! let model = ClsModel::new(q, v).with_forces(SX::from_slice(&[0.0, -9.81])).with_contact(table);
+//! let opts = ClsSimulatorOptions { step: 0.05, n_steps: 10, ..Default::default() };
+//! let mut sim = ClsSimulator::new(&model, opts)?;
+//! let r = sim.simulate(&[0.0, 1.0], &[3.0, 0.0], &[], &[])?;
+//! // It lands at t = √(2/g); the impact reverses v_y (× ε) and takes μ Λ_n of v_x.
+//! let hit = &r.impacts[0];
+//! assert!((hit.time - (2.0f64 / 9.81).sqrt()).abs() < 1e-6);
+//! assert!((hit.v_after[1] + 0.5 * hit.v_before[1]).abs() < 1e-6);
+//! assert!((hit.v_after[0] - (3.0 - 0.3 * hit.impulse)).abs() < 1e-6);
+//! # Ok(()) }
+//! ```
+//!
+//! # Simulation
+//!
+//! Options ([`ClsOptions`], in [`ClsSimulatorOptions::cls`]): Radau IIA n_s = 2 and
+//! N_FE = 2 per step by default, `use_fesd = false` for standard time stepping, the cross
+//! complementarity modes of switched systems, step equilibration (heuristic, or with the
+//! FESD-J switch indicators: contact made or broken, impact, slide start/stop), the
+//! impact guard ε_c = 1e-3, `contact_tol` = 1e-7 (a contact closer than this at the start
+//! of a step may take an impulse there; impacts slower than contact_tol/(ε_c h) may end
+//! plastic), lifted accelerations or a symbolic M⁻¹ (`mass_matrix`), and
+//! `rho_multipliers`, an ℓ1 tie-break that picks zero impulses at resting contacts. Each
+//! step tries the switched-system simulator's homotopies, each from the previous step's
+//! solution, a resting guess and a predicted contact-free motion, and halves the step if
+//! all fail (before them, where the previous piece went on without an impact, one start
+//! from its solution with its multipliers, `warm_start_duals`). The result lists every
+//! impact with time, impulse and velocities before and after, and the pieces given up and
+//! halved (`ClsSimulation::halved`, their cost `halved_iterations()`). A contact that is
+//! open at a step's start and, at the current velocity, would close before the shortest
+//! first element can end ((1 − γ_h) h̄) cannot be held by that step — an element whose
+//! start is open carries no contact force — so the simulator halves such a step before
+//! trying it.
+//!
+//! # Optimal control
+//!
+//! [`ClsOcp`] puts N control intervals (piecewise-constant controls, Σh = T/N each) of
+//! N_FE FESD-J elements over [0, T]: the FESD-J element is one CasADi function, driven by
+//! the discretization layer's element chain exactly as a switched system's element is.
+//! Costs: a Lagrange term L(q, v, u, p) integrated with the Runge–Kutta quadrature and a
+//! Mayer term Φ(q(T), v(T), p); bounds on u and on q, v at every element boundary; hard
+//! terminal constraints. A box pushed 1 m against Coulomb friction, rest to rest, with
+//! the least control effort:
+//!
+//! ```
+//! use casadi::SX;
+//! use fesd_cls::{ClsModel, ClsOcp, ClsOcpSolver, Contact};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (q, v, u) = (SX::sym("q", 2), SX::sym("v", 2), SX::sym("u", 1));
+//! let ground = Contact::new(q.at(1)? - 0.5).friction(0.2, SX::from_slice(&[1.0, 0.0]));
+//! let model = ClsModel::new(q.clone(), v.clone())
+//!     .with_controls(u.clone())
+//!     .with_forces(SX::vertcat(&[&u, &SX::scalar(-9.81)])?)
+//!     .with_contact(ground);
+//! let target = SX::vertcat(&[&q.at(0)?, &v])?; // x(T) = 1, v(T) = 0
+//! let ocp = ClsOcp::new(model, 2.0, 10, &[0.0, 0.5], &[0.0, 0.0])
+//!     .with_control_bounds(&[-30.0], &[30.0])
+//!     .with_lagrange(&u * &u)
+//!     .with_terminal(target, &[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]);
+//! let mut solver = ClsOcpSolver::new(&ocp)?;
+//! let r = solver.solve()?;
+//! assert!(r.comp_residual <= 1e-9);
+//! // Sliding throughout, the optimum over piecewise-constant controls is 9.21404
+//! // (the friction force μmg is paid while the box slides).
+//! assert!((r.cost - 9.21404).abs() < 1e-4);
+//! # Ok(()) }
+//! ```
+//!
+//! `ClsOcpSolver::set_initial_state` and `solve` again re-use the compiled kernels and
+//! start from the previous solution; `guess_by_simulation(u)` starts from a simulation of
+//! guessed controls with the OCP's own discretization; `constraint_violations(w, n)`
+//! names the worst rows of a failed solve's iterate (element and equation). Defaults
+//! differ from simulation in two places (see `ClsOcpOptions::cls`): no ℓ1 tie-break on
+//! the multipliers (in an OCP it is a cost on sliding and approach speeds), and the slip
+//! pair (γ + tᵀv) ⊥ (γ − tᵀv), which keeps γ = |tᵀv| where a contact is open. With
+//! resting contacts (boxes on the ground), set `rho_impulses` (an ℓ1 cost on the normal
+//! impulses alone, e.g. 1): the relaxation otherwise lets them hop by impulses of size
+//! √σ, and the homotopy can end infeasible (the `manipulation` example sets it). The
+//! measurements behind the defaults are in `docs/evidence/cls.md`.
+//!
 
 mod blocks;
 mod element;

@@ -82,14 +82,12 @@ pub struct ClsOptions {
     /// happens the impulse is fixed by the velocities; the term then favours gentler
     /// impacts (weight × impulse is added to the objective, not to the reported cost).
     pub rho_impulses: f64,
-    /// Adds the pair `(γ + tᵀv) ⊥ (γ − tᵀv)` at every frictional point of planar
-    /// contacts, which makes γ = |tᵀv| (its value at every physical solution) even
-    /// where the contact is open and γ is otherwise free (default false; the optimal
-    /// control problem's default is true, where `rho_multipliers` is 0). Spatial
-    /// contacts ignore it: with four or more directions such pairs would contradict
-    /// each other. Measured on three boxes at rest over 45
-    /// elements: without it γ drifts to ~1e6 in the first homotopy NLP and the next
-    /// one starts with a violation of 1e3.
+    /// Adds the pair `(γ + tᵀv) ⊥ (γ − tᵀv)` at every frictional point of planar contacts,
+    /// which makes γ = |tᵀv| (its value at every physical solution) even where the contact
+    /// is open and γ is otherwise free (default false; the optimal control problem's
+    /// default is true, where `rho_multipliers` is 0): without it γ drifts far in the first
+    /// homotopy NLP. Spatial contacts ignore it: with four or more directions such pairs
+    /// would contradict each other. Evidence: `docs/evidence/cls.md`, "slip_complementarity".
     pub slip_complementarity: bool,
     /// Spatial contacts: the number n_d of directions of the polyhedral friction
     /// cone, `cos θ_k t₁ + sin θ_k t₂` with θ_k = 2πk/n_d (even, ≥ 4; default 8).
@@ -132,7 +130,7 @@ impl ClsOptions {
         if self.n_fe == 0 {
             return bad("n_fe", "needs at least one finite element".into());
         }
-        if self.friction_directions < 4 || self.friction_directions % 2 != 0 {
+        if self.friction_directions < 4 || !self.friction_directions.is_multiple_of(2) {
             return bad("friction_directions", format!("{} must be even and at least 4", self.friction_directions));
         }
         if !(self.gamma_h.is_finite() && (0.0..1.0).contains(&self.gamma_h)) {

@@ -8,6 +8,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
+/// One panel of a plot: its area, its title and its lines (each a list of (t, value)).
+type Panel<'a, DB> = (&'a DrawingArea<DB, Shift>, &'static str, Vec<Vec<(f64, f64)>>);
+
 type DrawResult<'a> = std::result::Result<(), Box<dyn std::error::Error + 'a>>;
 
 /// Draws with `svg` or `bitmap` by the extension of `path`.
@@ -65,7 +68,7 @@ impl ClsSimulation {
         let (top, bottom) = root.split_vertically(350);
         let t_end = self.t.last().copied().unwrap_or(1.0).max(1e-12);
         let n_q = self.q.first().map_or(0, |v| v.len());
-        let panels: [(&DrawingArea<DB, Shift>, &str, Vec<Vec<(f64, f64)>>); 2] = [
+        let panels: [Panel<'_, DB>; 2] = [
             (&top, "q", (0..n_q).map(|i| self.t.iter().zip(&self.q).map(|(t, q)| (*t, q[i])).collect()).collect()),
             (&bottom, "v", (0..n_q).map(|i| self.velocity_path(i)).collect()),
         ];

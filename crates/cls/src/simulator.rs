@@ -20,25 +20,18 @@ pub struct ClsSimulatorOptions {
     /// Number of steps (default 10).
     pub n_steps: usize,
     /// The MPCC homotopies tried on each step, in order, each from three starts: the
-    /// previous step's solution, a resting guess at the current state (impulses and
-    /// forces re-initialized to zero), the predicted contact-free motion (default: the
-    /// switched-system simulator's three tiers). Measured with `cls_benchmark` against
-    /// the first two starts only: Ipopt iterations 2 772 → 1 149 (elastic ball),
-    /// 3 566 → 1 661 (ε = 0.8), 14 836 → 11 015 and 1 → 0 failed pieces (ball on a
-    /// plane); plastic ball 1 175 → 1 343.
+    /// previous step's solution, a resting guess at the current state (impulses and forces
+    /// re-initialized to zero), the predicted contact-free motion (default: the
+    /// switched-system simulator's three tiers). Evidence: `docs/evidence/cls.md`, "The three starts".
     pub homotopies: Vec<HomotopyOptions>,
     /// A step on which every homotopy fails is retried as two halves, up to this many
     /// times in a row (default 5).
     pub max_step_halvings: usize,
-    /// Before the starts above, a piece whose predecessor converged at its first
-    /// attempt in at most 20 Ipopt iterations without an impact is tried once from the
-    /// previous solution with its multipliers (an Ipopt warm start, as
+    /// Before the starts above, a piece whose predecessor converged at its first attempt in
+    /// at most 20 Ipopt iterations without an impact is tried once from the previous
+    /// solution with its multipliers (an Ipopt warm start, as
     /// `fesd_sim::SimulatorOptions::warm_start_duals`; stall rule from Ipopt's 4th
-    /// iteration, 3 short steps) (default true). Measured with `cls_benchmark`
-    /// without / with: Ipopt iterations elastic ball 987 / 987, ε = 0.8 1 429 /
-    /// 1 426, plastic ball 3 411 / 1 684, sliding block 1 580 / 1 590, ball on a plane
-    /// 3 584 / 2 912 (without the impact and iteration conditions: 1 084 / 1 342 /
-    /// 1 684 / 1 590 / 5 061).
+    /// iteration, 3 short steps) (default true). Evidence: `docs/evidence/cls.md`, "warm_start_duals".
     pub warm_start_duals: bool,
     /// A normal impulse above this is reported as an impact (default 1e-6).
     pub impact_tol: f64,
@@ -255,6 +248,8 @@ impl ClsSimulator {
 
     /// Solves one piece from the last state of `sim`; on failure of every homotopy,
     /// two halves (while allowed); the last failure is accepted with its iterate.
+    // See `advance_halves`.
+    #[allow(clippy::too_many_arguments)]
     fn advance(
         &mut self,
         sim: &mut ClsSimulation,
@@ -296,6 +291,9 @@ impl ClsSimulator {
     }
 
     /// The piece `[t0, t0 + length]` as two halves, one halving deeper.
+    // The piece's state comes in as separate arguments until the simulators share one
+    // engine (a piece struct of its own).
+    #[allow(clippy::too_many_arguments)]
     fn advance_halves(
         &mut self,
         sim: &mut ClsSimulation,

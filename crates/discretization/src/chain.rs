@@ -19,6 +19,9 @@ use crate::options::{StepEquilibration, StepEquilibrationHessian};
 use crate::table::VariableTable;
 use casadi::{Function, Parallelization, MX, SX};
 
+/// A kernel with the lower and upper bounds of its output rows and their names.
+pub type BoundedKernel = (Function, Vec<f64>, Vec<f64>, Vec<String>);
+
 /// Positions of the element kernel's fixed outputs; further outputs are the DCS's
 /// own results ([`Chain::extras`]).
 pub mod output {
@@ -65,7 +68,7 @@ pub struct DcsElement {
     pub row_names: Vec<String>,
     /// The kernel of the horizon's first element where it differs (e.g. FESD-J: the
     /// gaps at t = 0 are data), with its bounds and row names.
-    pub first_element: Option<(Function, Vec<f64>, Vec<f64>, Vec<String>)>,
+    pub first_element: Option<BoundedKernel>,
     /// `boundary(blocks…) -> b`: the element's right boundary, the next element's
     /// `b_in` (a switched system: end state and boundary duals; a rigid body:
     /// position, pre-impact velocity, gaps).

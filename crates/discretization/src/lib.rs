@@ -17,6 +17,25 @@
 //! Optimal control (`fesd-ocp`) assembles N intervals with costs and constraints on
 //! top; the simulator (`fesd-sim`) assembles one interval whose start, control,
 //! length and boundary duals are parameters.
+//!
+//! # One chain for every DCS
+//!
+//! Switched systems (Stewart, Step or your own `SubsystemLowering`) and rigid bodies are
+//! discretized by the same code: [`assemble_chain`] drives a
+//! [`DcsElement`] — an element kernel with the signature `(blocks…, b_in, h, u, p, data) ->
+//! (g, G, H, quad, penalty, indicators, link, …)`, the element's right boundary read from
+//! its own unknowns (`boundary(blocks…)`: end state and boundary duals for a switched
+//! system; position, pre-impact velocity and gaps for a rigid body), a switch indicator
+//! η(indicators of two neighbours) that vanishes where the active set changes, and
+//! optional pairs between neighbours (the sliding-exit condition). The chain maps the
+//! kernel over the horizon's N · N_FE elements (a different kernel on the first element
+//! where the DCS needs one: FESD-J's gaps at t = 0 are data), feeds each element its
+//! predecessor's boundary, and adds what is the same for every DCS: step sizes
+//! h = τ T/N with the sum of each interval's steps fixed, and step equilibration
+//! (heuristic, or η-weighted as a cost or a constraint) between neighbours. The
+//! switched-system grid ([`ElementGrid`]), the rigid-body OCP and the rigid-body simulation
+//! step are its three users; `crates/discretization/tests/chain.rs` drives it with an
+//! element of its own (an integrator) and checks every row against hand-computed values.
 
 pub mod chain;
 mod element;

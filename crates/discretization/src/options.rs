@@ -67,14 +67,9 @@ pub enum StepEquilibrationHessian {
     /// blocks; indefinite where η_n Δh_n ≠ 0).
     Exact,
     /// `2 ρ_h Σ_n η_n² ∇Δh_n ∇Δh_nᵀ`: the curvature in the step sizes with the weights
-    /// frozen, a Gauss–Newton term (default). Measured on the voice-coil motor OCP
-    /// (`ocp_benchmark`, N = 30 / 60 / 120 / 240, 2026-12-04): the homotopy NLP's
-    /// Hessian has 6 956 / 13 916 nonzeros at N = 120 / 240 instead of 27 564 /
-    /// 55 164 (and MUMPS factorizes a sparser KKT system); 222 / 356 / 511 / 510 Ipopt
-    /// iterations instead of 225 / 321 / 516 / 524, the same costs to 1e-6; 3.6 / 6.9
-    /// / 14.2 / 28.5 ms per iteration instead of 4.8 / 12.5 / 22.5 / 58, N = 240 in
-    /// 14.5 instead of 30.6 s. Problems expanded into one SX graph use `Exact`
-    /// ([`FesdOptions::for_expansion`]).
+    /// frozen, a Gauss–Newton term (default): a sparser Hessian and KKT system, the same
+    /// iterations and costs. Problems expanded into one SX graph use `Exact`
+    /// ([`FesdOptions::for_expansion`]). Evidence: `docs/evidence/ocp.md`, "Gauss–Newton step-equilibration Hessian".
     #[default]
     GaussNewton,
 }
@@ -119,14 +114,12 @@ pub struct FesdOptions {
     ///
     /// [`sliding_exit_pairs`]: crate::sliding_exit_pairs
     pub sliding_exit_continuity: bool,
-    /// Keep the state at each element's end as unknowns of their own, with the
-    /// equation `x_end = x_0 + h Σ b_j f_j` (default false). Without it, in the
-    /// integral form with a stiffly accurate tableau (Radau IIA, Lobatto IIIA/IIIC)
-    /// the last stage state is the element's end, as nosnoc has it: n_x fewer unknowns
-    /// and equations per element. Measured on the voice-coil motor OCP (N = 30 / 120 /
-    /// 240): 1.7 / 15.1 / 66.3 s instead of 2.0 / 19–21 / 86.6 s, per Ipopt iteration
-    /// 4.6 / 24.4 / 59 ms instead of 6.5 / 28.6 / 86 ms (369 / 617 / 1 124 iterations
-    /// instead of 321 / 749 / 1 011). Other forms always keep the end unknowns.
+    /// Keep the state at each element's end as unknowns of their own, with the equation
+    /// `x_end = x_0 + h Σ b_j f_j` (default false). Without it, in the integral form with a
+    /// stiffly accurate tableau (Radau IIA, Lobatto IIIA/IIIC) the last stage state is the
+    /// element's end, as nosnoc has it: n_x fewer unknowns and equations per element, and
+    /// faster iterations. Other forms always keep the end unknowns.
+    /// Evidence: `docs/evidence/ocp.md`, "lift_element_end".
     pub lift_element_end: bool,
 }
 

@@ -192,9 +192,9 @@ fn a_wrong_kernel_or_table_is_refused_by_name() {
         equilibration_hessian: StepEquilibrationHessian::default(),
         sum_in_time_units: false,
     };
-    let err = assemble_chain(&dcs, &[1], opts, &table, &w, &inputs).err().expect("refused");
+    let err = assemble_chain(&dcs, &[1], opts, &table, &w, &inputs).expect_err("refused");
     assert!(err.to_string().contains("integrator") && err.to_string().contains("constraint rows"), "{err}");
     // A table without the element's block is refused too (not read as zeros).
-    let err = assemble_chain(&integrator(), &[1], opts, &table, &w, &inputs).err().expect("refused");
+    let err = assemble_chain(&integrator(), &[1], opts, &table, &w, &inputs).expect_err("refused");
     assert!(err.to_string().contains("block x has 0 entries"), "{err}");
 }

@@ -3,10 +3,8 @@
 //! MUMPS allocates its factorization workspace for every factorization and frees it
 //! after. glibc hands such large blocks to the kernel and back (mmap/munmap), so each
 //! factorization page-faults its whole workspace in again, zero-filled by the kernel.
-//! Measured on the voice-coil motor OCP at N = 120 (1 359 Ipopt iterations):
-//! 3.6 million page faults, 10.8 s of system time in a 55–60 s solve. Raising only the
-//! mmap or the trim threshold changes nothing; keeping 256 MiB of padding at the top
-//! of the heap (`M_TOP_PAD`) does: 27 000 faults, 0.4 s of system time, 44–50 s.
+//! Keeping padding at the top of the heap (`M_TOP_PAD`) avoids that. Evidence:
+//! `docs/evidence/ocp.md`, "Keeping freed memory".
 
 use std::sync::Once;
 

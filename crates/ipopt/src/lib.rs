@@ -491,31 +491,45 @@ impl Context<'_, '_> {
 /// # Safety
 /// `ud` is the `Context` passed to `IpoptSolve`, alive for the duration of the solve.
 unsafe fn ctx<'a>(ud: *mut c_void) -> &'a mut Context<'a, 'a> {
-    &mut *(ud as *mut Context<'a, 'a>)
+    // SAFETY: the caller's contract above.
+    unsafe { &mut *(ud as *mut Context<'a, 'a>) }
 }
 
+/// # Safety
+/// `p` points to `n` readable values that outlive `'a` (or `n` is 0).
 unsafe fn slice<'a>(p: *const f64, n: usize) -> &'a [f64] {
-    if n == 0 {
-        &[]
-    } else {
-        std::slice::from_raw_parts(p, n)
+    // SAFETY: the caller's contract above.
+    unsafe {
+        if n == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(p, n)
+        }
     }
 }
 
+/// # Safety
+/// `p` points to `n` writable values that outlive `'a` and nothing else aliases (or `n` is 0).
 unsafe fn slice_mut<'a>(p: *mut f64, n: usize) -> &'a mut [f64] {
-    if n == 0 {
-        &mut []
-    } else {
-        std::slice::from_raw_parts_mut(p, n)
+    // SAFETY: the caller's contract above.
+    unsafe {
+        if n == 0 {
+            &mut []
+        } else {
+            std::slice::from_raw_parts_mut(p, n)
+        }
     }
 }
 
 extern "C" fn eval_f(_n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut c_void) -> bool {
+    // SAFETY: `ud` is the Context this crate passed to IpoptSolve, alive during the solve.
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
+        // SAFETY: Ipopt's arrays hold the NLP's n, m and nele entries.
         let x = unsafe { slice(x, c.structure.n()) };
         match c.cb.objective(x, new_x) {
             Some(v) if c.finite(true, "objective", &[v]) => {
+                // SAFETY: `obj` points to Ipopt's objective value.
                 unsafe { *obj = v };
                 true
             }
@@ -525,8 +539,10 @@ extern "C" fn eval_f(_n: i32, x: *mut f64, new_x: bool, obj: *mut f64, ud: *mut 
 }
 
 extern "C" fn eval_grad_f(n: i32, x: *mut f64, new_x: bool, grad: *mut f64, ud: *mut c_void) -> bool {
+    // SAFETY: `ud` is the Context this crate passed to IpoptSolve, alive during the solve.
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
+        // SAFETY: Ipopt's arrays hold the NLP's n, m and nele entries.
         let (x, g) = unsafe { (slice(x, c.structure.n()), slice_mut(grad, n as usize)) };
         // The perturbation pin (if any) has no gradient.
         let (g, pin) = g.split_at_mut(c.structure.n());
@@ -537,8 +553,10 @@ extern "C" fn eval_grad_f(n: i32, x: *mut f64, new_x: bool, grad: *mut f64, ud: 
 }
 
 extern "C" fn eval_g(_n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud: *mut c_void) -> bool {
+    // SAFETY: `ud` is the Context this crate passed to IpoptSolve, alive during the solve.
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
+        // SAFETY: Ipopt's arrays hold the NLP's n, m and nele entries.
         let (x, g) = unsafe { (slice(x, c.structure.n()), slice_mut(g, m as usize)) };
         let ok = c.cb.constraints(x, new_x, g);
         c.finite(ok, "constraints", g)
@@ -550,9 +568,12 @@ extern "C" fn eval_g(_n: i32, x: *mut f64, new_x: bool, m: i32, g: *mut f64, ud:
 /// # Safety
 /// `irow` and `jcol` point to at least `nele` writable entries; `nele ≤ rows.len()`.
 unsafe fn write_pattern(rows: &[usize], cols: &[usize], irow: *mut i32, jcol: *mut i32, nele: i32) {
-    for k in 0..nele as usize {
-        *irow.add(k) = rows[k] as i32;
-        *jcol.add(k) = cols[k] as i32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        for k in 0..nele as usize {
+            *irow.add(k) = rows[k] as i32;
+            *jcol.add(k) = cols[k] as i32;
+        }
     }
 }
 
@@ -567,6 +588,7 @@ extern "C" fn eval_jac_g(
     values: *mut f64,
     ud: *mut c_void,
 ) -> bool {
+    // SAFETY: `ud` is the Context this crate passed to IpoptSolve, alive during the solve.
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
         let padded = c.structure.jac_rows.is_empty();
@@ -586,6 +608,7 @@ extern "C" fn eval_jac_g(
             unsafe { *values = 0.0 };
             return true;
         }
+        // SAFETY: Ipopt's arrays hold the NLP's n, m and nele entries.
         let (x, v) = unsafe { (slice(x, c.structure.n()), slice_mut(values, nele as usize)) };
         let ok = c.cb.jacobian(x, new_x, v);
         c.finite(ok, "constraint Jacobian", v)
@@ -606,6 +629,7 @@ extern "C" fn eval_h(
     values: *mut f64,
     ud: *mut c_void,
 ) -> bool {
+    // SAFETY: `ud` is the Context this crate passed to IpoptSolve, alive during the solve.
     let c = unsafe { ctx(ud) };
     c.guard(false, |c| {
         if values.is_null() {
@@ -613,6 +637,7 @@ extern "C" fn eval_h(
             unsafe { write_pattern(&c.structure.hess_rows, &c.structure.hess_cols, irow, jcol, nele) };
             return true;
         }
+        // SAFETY: Ipopt's arrays hold the NLP's n, m and nele entries.
         let (x, l, v) = unsafe { (slice(x, c.structure.n()), slice(lambda, m as usize), slice_mut(values, nele as usize)) };
         let ok = c.cb.hessian(x, new_x, obj_factor, l, new_lambda, v);
         c.finite(ok, "Lagrangian Hessian", v)
@@ -633,6 +658,7 @@ extern "C" fn intermediate(
     ls: i32,
     ud: *mut c_void,
 ) -> bool {
+    // SAFETY: `ud` is the Context this crate passed to IpoptSolve, alive during the solve.
     let c = unsafe { ctx(ud) };
     c.iterations = iter.max(0) as usize;
     c.guard(false, |c| match c.intermediate.as_mut() {
@@ -680,7 +706,7 @@ impl IpoptSolver {
     /// A solver for `structure` (validated here).
     pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
         structure.validate()?;
-        allocator::keep_freed_memory();
+        keep_freed_memory();
         blas::single_threaded_blas();
         Ok(IpoptSolver {
             structure,

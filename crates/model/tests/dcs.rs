@@ -24,7 +24,7 @@ fn partition_sign_matrix(n_c: usize, choices: &[u8]) -> Vec<Vec<i8>> {
         let pick = choices[*pos % choices.len()];
         *pos += 1;
         let at_root = path.iter().all(|&v| v == 0);
-        if unused.is_empty() || (!at_root && pick % 3 == 0) {
+        if unused.is_empty() || (!at_root && pick.is_multiple_of(3)) {
             out.push(path);
             return;
         }

@@ -36,6 +36,13 @@ use fesd_nlp::CompiledNlp;
 use highs::{Milp, MilpStatus};
 use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, Solution, StartPoint};
 
+/// Where the finish starts (see [`start`]): `Ok((point, cut_short))`, or `Err(point)`
+/// when phase I found no feasible branch.
+type FinishStart = Result<(Vec<f64>, bool), Vec<f64>>;
+
+/// Rows of a sparse matrix as `(column, value)` lists.
+type SparseRows = Vec<Vec<(usize, f64)>>;
+
 /// Which side of a pair is held at zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
@@ -379,7 +386,7 @@ pub(crate) fn finish(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions) -> 
 /// `Err(w)` when phase I decided every radius without a feasible branch (reported
 /// locally infeasible). An undecided phase I (no LPEC answer in time) goes on from `w`
 /// with the sides it shows, as after a handover.
-fn start(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mut FinishReport) -> Option<Result<(Vec<f64>, bool), Vec<f64>>> {
+fn start(nlp: &mut BranchNlp, w: &[f64], opts: &HomotopyOptions, report: &mut FinishReport) -> Option<FinishStart> {
     let cut_short = nlp.residual(w)? > opts.finish_handover.max(opts.comp_tol);
     if !(opts.phase_one_radius > 0.0 && cut_short) {
         return Some(Ok((w.to_vec(), cut_short)));
@@ -544,7 +551,7 @@ fn feasibility_lpec(nlp: &mut BranchNlp, w: &[f64], radius: f64, time_limit: f64
 }
 
 /// `(g, G, H)` at `w` and the rows of their Jacobian as `(column, value)` lists.
-fn linearization(nlp: &mut BranchNlp, w: &[f64]) -> Option<(Vec<f64>, Vec<Vec<(usize, f64)>>)> {
+fn linearization(nlp: &mut BranchNlp, w: &[f64]) -> Option<(Vec<f64>, SparseRows)> {
     let m = nlp.n_g + 2 * nlp.n_comp;
     let mut c = vec![0.0; m];
     let mut jac = vec![0.0; nlp.structure.jac_rows.len()];

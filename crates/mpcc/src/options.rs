@@ -178,21 +178,10 @@ pub(crate) fn steps_from_to(from: f64, to: f64, kappa: f64, exponent: f64) -> us
 /// mode (one slack s with `G_i H_i ≤ s`, `s/σ` added to the cost), σ_0 = 100,
 /// κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol), then the active-set
 /// finish. nosnoc's classic homotopy (direct steering `G_i H_i ≤ σ` from σ_0 = 1) is
-/// [`HomotopyOptions::scholtes_direct`].
-///
-/// Why elastic ℓ∞ from σ_0 = 100, measured on the NOSBENCH development set (34
-/// problems, `examples/mpcc_benchmark.rs`): 32/34 solved as before, 6 709 Ipopt
-/// iterations against 10 612 for direct steering from σ_0 = 1 (reference 12 631); two
-/// problems reach the lower local minimum the reference finds and direct steering
-/// missed (CARTIM Stewart 13.334 instead of 14.533, SMLSM Step 1.606e-5 instead of
-/// 6.71e-5), two end higher than with direct steering but not above the reference
-/// (DISCM 32.29 vs 32.16, reference 32.53; SMOCP Stewart 5.416 vs 5.405, reference
-/// 5.416). The penalty is exact once 1/σ exceeds the complementarity multipliers, so
-/// the homotopy stops after few NLPs (sliding-mode OCP: 140 instead of 210
-/// iterations, same cost). Starting the
-/// penalty higher cuts more but finds worse local minima: σ_0 = 10 gave 5 203
-/// iterations with SMSLM at 2.4e-3 instead of 3.4e-5; σ_0 = 1 gave 7 014 with three
-/// worse minima and one problem lost.
+/// [`HomotopyOptions::scholtes_direct`]. Elastic steering from σ_0 = 100 solves the
+/// NOSBENCH development set in about two thirds of direct steering's Ipopt iterations:
+/// the penalty is exact once 1/σ exceeds the complementarity multipliers, so the
+/// homotopy stops after few NLPs. Evidence: `docs/evidence/mpcc.md`, "Elastic steering from σ_0 = 100".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HomotopyOptions {
@@ -203,22 +192,17 @@ pub struct HomotopyOptions {
     /// Reduction factor κ ∈ (0, 1): σ_{k+1} = κ σ_k (default 0.1).
     pub kappa: f64,
     /// Exponent θ ≥ 1 of the superlinear update σ_{k+1} = max(σ_N, min(κ σ_k, σ_k^θ))
-    /// (nosnoc's `homotopy_update_rule = 'superlinear'` with
-    /// `homotopy_update_exponent`); 1 (default) is the linear update κ σ_k. After a
-    /// recovery softens κ the update stays linear. Optimal control sets 2
-    /// (`fesd_ocp::OcpOptions::default_homotopy`, measured there); on the NOSBENCH
-    /// development set (ℓ∞ elastic from σ_0 = 100) θ = 2 changes only DISCM, to a
-    /// worse minimum (308.4 instead of 29.55; 4 980 instead of 5 306 iterations in
-    /// total), so the MPCC default stays linear.
+    /// (nosnoc's `homotopy_update_rule = 'superlinear'` with `homotopy_update_exponent`);
+    /// 1 (default) is the linear update κ σ_k. After a recovery softens κ the update stays
+    /// linear. Optimal control sets 2 (`fesd_ocp::OcpOptions::default_homotopy`); on the
+    /// MPCC benchmarks θ = 2 sent a problem to a worse minimum. Evidence: `docs/evidence/mpcc.md`, "sigma_exponent".
     pub sigma_exponent: f64,
     /// Complementarity tolerance on max_i |G_i H_i| (default 1e-9).
     pub comp_tol: f64,
     /// Final relaxation σ_N (default min(1e-10, 0.1 comp_tol)).
     pub sigma_n: Option<f64>,
-    /// Number of homotopy NLPs; default derived: the steps from σ_0 down to σ_N
-    /// (extended after a recovery makes κ gentler, so that σ_N is still reached;
-    /// before, the three-box OCP with N_FE = 2 stopped at σ = 5.6e-4 with the plan
-    /// used up).
+    /// Number of homotopy NLPs; default derived: the steps from σ_0 down to σ_N (extended
+    /// after a recovery makes κ gentler, so that σ_N is still reached).
     pub n_homotopy: Option<usize>,
     /// Relaxation of the complementarity constraints.
     pub relaxation: Relaxation,
@@ -231,96 +215,56 @@ pub struct HomotopyOptions {
     /// Ipopt's `tol` for the NLP at σ is `min(1e-8, 0.1 σ)` unless `tol` is among the
     /// Ipopt options (default true).
     pub tol_follows_sigma: bool,
-    /// The early NLPs (large σ) only hand their point to the next one, so they may
-    /// end at Ipopt's acceptable level: `acceptable_tol = min(acceptable_tol_max,
+    /// The early NLPs (large σ) only hand their point to the next one, so they may end at
+    /// Ipopt's acceptable level: `acceptable_tol = min(acceptable_tol_max,
     /// acceptable_tol_factor σ)` where that is above Ipopt's own 1e-6 (with
-    /// `tol_follows_sigma`, unless the Ipopt options set `acceptable_tol`; Ipopt stops
-    /// once the error stays below it for `acceptable_iter` = 15 iterations; default
-    /// 1e-2, 0 keeps Ipopt's 1e-6). A
-    /// well-behaved NLP converges to `tol` before that and follows the same path; one
-    /// that crawls stops early. Measured on the voice-coil motor OCP: the σ = 1 NLP at
-    /// N = 240 took 808 Ipopt iterations (100 to reach its objective, the rest with the
-    /// Hessian regularized every iteration), now 61; the solves at N = 30 / 60 / 120 /
-    /// 240 took 425 / 803 / 1 359 / 2 489 iterations, now 321 / 480 / 749 / 1 011 with
-    /// the same costs. A looser `tol` itself (not only the acceptable level) cut more
-    /// (602 at N = 240) but sent the car's warm re-solve and a NOSBENCH problem
-    /// (DISCM) to other local minima.
+    /// `tol_follows_sigma`, unless the Ipopt options set `acceptable_tol`; Ipopt stops once
+    /// the error stays below it for `acceptable_iter` iterations; default 1e-2, 0 keeps
+    /// Ipopt's 1e-6). A well-behaved NLP converges to `tol` before that and follows the
+    /// same path; one that crawls stops early. Evidence: `docs/evidence/mpcc.md`, "acceptable_tol_factor".
     pub acceptable_tol_factor: f64,
     /// Upper limit of that acceptable level (default 1e-3).
     pub acceptable_tol_max: f64,
     /// Ipopt's `acceptable_iter` for the NLPs that get that acceptable level: how many
     /// consecutive iterations the error must stay below it (default 15, Ipopt's own).
-    /// Smaller values stop the early NLPs sooner where Ipopt crawls (error ~1e-6 for
-    /// hundreds of iterations, dual infeasibility jumping), but also where it is still
-    /// moving toward another basin. Measured with 2: voice-coil motor N = 240
-    /// 511 instead of 1 124 Ipopt iterations (23 s instead of 66 s, same cost to
-    /// 1e-5), N = 120 493 instead of 617, sliding-mode OCP 169 instead of 210;
-    /// NOSBENCH development set 5 197 instead of 6 709 iterations, all 32 still solved,
-    /// but two end at higher local minima (986EQ_…_STEP_4 6.0e-6 instead of 1.5e-6,
-    /// DISCM 32.93 instead of 32.29); the car's warm re-solve from 800/9 m ends at
-    /// T = 10 instead of 80/9 (also with 3 or 5, and with an objective-change guard),
-    /// the pushed box at 9.214246 instead of 9.214040. Hence the default.
+    /// Smaller values stop crawling early NLPs sooner, but also ones still moving toward
+    /// another basin (higher local minima on the benchmarks). Evidence: `docs/evidence/mpcc.md`, "acceptable_iter".
     pub acceptable_iter: usize,
-    /// An early NLP (one that gets the acceptable level above) also stops, as
-    /// acceptable, once its objective has varied by at most that level · (1 + |f|)
-    /// over this many iterations and the current iterate's primal and dual
-    /// infeasibilities are at most that level (0: off; default 40). Ipopt's own
-    /// acceptable test needs `acceptable_iter` consecutive acceptable iterations, which
-    /// an NLP crawling near its solution (dual infeasibility jumping) may not give:
-    /// the voice-coil motor's σ = 1e-2 NLP at N = 120 reached its objective to 1e-6
-    /// after ~35 of its 175 iterations. Measured (`ocp_benchmark`): motor N = 30 / 60
-    /// / 120 / 240 263 / 400 / 523 / 687 instead of 392 / 493 / 655 / 828 Ipopt
-    /// iterations, the same costs to 1e-5; sliding-mode OCP 215 (unchanged); NOSBENCH
-    /// development set 5 306 instead of 5 416, the same 32 solved, the same objectives
-    /// except DISCM (29.55 instead of 29.20). A window of 30: 264 / 444 / 541 for the
-    /// motor; 10 or 20 (237–255 / 344 / 468 at 10) stop the car's re-solve from 800/9 m
-    /// (`crates/ocp/tests/ocp.rs`) at an early NLP's flat stretch that the full solve
-    /// leaves for a better basin (T = 10 instead of 80/9).
+    /// An early NLP (one that gets the acceptable level above) also stops, as acceptable,
+    /// once its objective has varied by at most that level · (1 + |f|) over this many
+    /// iterations and the current iterate's primal and dual infeasibilities are at most
+    /// that level (0: off; default 40). Ipopt's own acceptable test needs
+    /// `acceptable_iter` consecutive acceptable iterations, which an NLP crawling near its
+    /// solution (dual infeasibility jumping) may not give. Evidence: `docs/evidence/mpcc.md`, "stagnation_window".
     pub stagnation_window: usize,
     /// Stop an NLP, as failed, once Ipopt's primal step size α_pr has stayed below
     /// [`HomotopyOptions::stall_step`] for this many iterations in a row, counted from
-    /// Ipopt's 10th iteration on (0: never, the default). Such an NLP is creeping toward a degenerate or infeasible point
-    /// (backtracking line searches, dual infeasibility growing); a caller with a
-    /// cheaper next move (the simulator: another start, a halved step) should take it
-    /// at once. The simulator's first two tiers use 6 with a step of 0.05, see
-    /// `SimulatorOptions`. Not the default of the homotopy itself, whose NLPs have no
-    /// cheaper next move than going on: with 6, the NOSBENCH development set needs
-    /// 4 950 instead of 5 306 Ipopt iterations (only the two infeasible TFPOB problems
-    /// stop sooner), the sliding-mode OCP 151 instead of 156, but the rigid-body
-    /// manipulation OCP (`examples/manipulation.rs`, push task) fails — its NLPs
-    /// creep through stretches of short steps on their way, each stop triggers a
-    /// recovery with gentler κ, and σ stays at 7e-2 after 17 NLPs (1 535 iterations,
-    /// 87 s) — where it converges without the stop (2 665 iterations, 110 s, cost
-    /// 24.875, B-stationary).
+    /// [`HomotopyOptions::stall_warmup`] on (0: never, the default). Such an NLP is creeping
+    /// toward a degenerate or infeasible point; a caller with a cheaper next move (the
+    /// simulator: another start, a halved step) should take it at once. Not the default of
+    /// the homotopy itself, whose NLPs have no cheaper next move than going on.
+    /// Evidence: `docs/evidence/mpcc.md`, "stall_iterations".
     pub stall_iterations: usize,
     /// The primal step size below which an iteration counts toward
     /// [`HomotopyOptions::stall_iterations`] (default 0.05).
     pub stall_step: f64,
-    /// Short steps count toward a stall from this Ipopt iteration on (default 10): a
-    /// start far from feasibility takes short steps first, cut by the
-    /// fraction-to-the-boundary rule (a simulation step from 20 m/s with all stage
-    /// states at the start: α_pr 6e-4 to 4e-2 in its first 6 iterations, then
-    /// converged). Counting from iteration 1 / 10 with 6 steps below 0.05: relay 3 055
-    /// / 3 050 Ipopt iterations, friction blocks 1 677 / 1 649; counting only
-    /// backtracked steps (more than one line-search trial): 3 103 / 1 664. A start
-    /// with the previous solution's multipliers, which converges in a few iterations
-    /// or not at all, uses 4 (`fesd_sim::SimulatorOptions::warm_start_duals`).
+    /// Short steps count toward a stall from this Ipopt iteration on (default 10): a start
+    /// far from feasibility takes short steps first, cut by the fraction-to-the-boundary
+    /// rule. A start with the previous solution's multipliers, which converges in a few
+    /// iterations or not at all, uses 4 (`fesd_sim::SimulatorOptions::warm_start_duals`).
+    /// Evidence: `docs/evidence/mpcc.md`, "stall_iterations".
     pub stall_warmup: usize,
     /// After the homotopy, fix the identified active set, solve that NLP (exact
     /// complementarity) and certify the point with an LPEC (see [`FinishReport`](crate::FinishReport)).
     pub active_set_finish: bool,
-    /// The homotopy hands over to the active-set finish once `max_i |G_i H_i|` is at
-    /// most this (default 1e-7, measured on the NOSBENCH development set: 5 971 Ipopt
-    /// iterations against 6 483 at 1e-8, 8 040 at 1e-6 and 6 864 with no handover); a
-    /// value ≤ comp_tol runs the homotopy to the end first.
+    /// The homotopy hands over to the active-set finish once `max_i |G_i H_i|` is at most
+    /// this (default 1e-7); a value ≤ comp_tol runs the homotopy to the end first.
+    /// Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
     pub finish_handover: f64,
     /// A side of a pair counts as zero when it is at most `max(active_set_tol,
-    /// 10 √(max_i |G_i H_i|))` at the homotopy's point (default 1e-6); where both
-    /// sides are below that, the one at most 1/100 of the other is the zero side and
-    /// only sides within a factor 100 of each other make a biactive pair (measured on
-    /// the NOSBENCH development set together with the warm-started branch NLP: 6 416
-    /// instead of 6 670 Ipopt iterations, 28 S-stationary, 4 B-stationary, none
-    /// unknown, instead of 26 / 5 / 1).
+    /// 10 √(max_i |G_i H_i|))` at the homotopy's point (default 1e-6); where both sides are
+    /// below that, the one at most 1/100 of the other is the zero side and only sides within
+    /// a factor 100 of each other make a biactive pair. Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
     pub active_set_tol: f64,
     /// Trust-region radius ρ of the LPEC, `‖d‖∞ ≤ ρ` (default 1e-3).
     pub lpec_radius: f64,
@@ -329,42 +273,32 @@ pub struct HomotopyOptions {
     /// Time limit of one LPEC (MILP) in seconds (default 10).
     pub lpec_time_limit: f64,
     /// Largest trust-region radius of the finish's phase I (default 1; 0 turns phase I
-    /// off). When the homotopy stops above comp_tol (an NLP failed for good, or the
-    /// plan ended early), phase I looks for a branch near its point: an LPEC with the
-    /// side of every pair free (except where one side is 100× smaller: it stays the
-    /// zero side) and the linearized constraints softened by slacks, minimizing
-    /// their ℓ1 violation within `‖d‖∞ ≤ ρ` for ρ = `lpec_radius`, 10 ρ, … up to this.
-    /// The first branch that is feasible to first order is solved as an NLP from
-    /// `w + d`; a solution (exact complementarity) goes on to the usual finish and its
-    /// certificate. If every radius leaves a violation or an infeasible branch NLP,
-    /// the finish reports [`Stationarity::LocallyInfeasible`](crate::Stationarity);
-    /// if HiGHS gives no answer in time at some radius, the finish goes on from the
-    /// homotopy's point with the sides it shows, as after a handover.
-    /// On the NOSBENCH development set's two time-freezing problems that both the
-    /// reference and fesd fail, the violation at ρ = 1e-3 / 1e-2 / 0.1 / 1 is 0.158 /
-    /// 0.063 / 0.021 / (no answer within `lpec_time_limit`) on TFPOB_…_STEP_4 and
-    /// 0.135 / 0.068 / 0.021 / 2.3e-3 on TFPOB_…_STEP_7 (reported locally infeasible);
-    /// phase I adds 6–13 s to their 7–9 s. Problems whose homotopy reaches the handover
-    /// never run it.
+    /// off). When the homotopy stops above comp_tol (an NLP failed for good, or the plan
+    /// ended early), phase I looks for a branch near its point: an LPEC with the side of
+    /// every pair free (except where one side is 100× smaller: it stays the zero side) and
+    /// the linearized constraints softened by slacks, minimizing their ℓ1 violation within
+    /// `‖d‖∞ ≤ ρ` for ρ = `lpec_radius`, 10 ρ, … up to this. The first branch that is
+    /// feasible to first order is solved as an NLP from `w + d`; a solution (exact
+    /// complementarity) goes on to the usual finish and its certificate. If every radius
+    /// leaves a violation or an infeasible branch NLP, the finish reports
+    /// [`Stationarity::LocallyInfeasible`](crate::Stationarity); if HiGHS gives no answer in
+    /// time at some radius, the finish goes on from the homotopy's point with the sides it
+    /// shows, as after a handover. Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
     pub phase_one_radius: f64,
     /// How often the finish may move to another branch (default 5).
     pub max_branch_changes: usize,
     /// Ipopt's `max_iter` for each NLP of the finish (default 100). Its start satisfies
     /// complementarity to comp_tol, so a branch NLP that needs more is degenerate or
-    /// infeasible: on the motor OCP (N = 240, 22 biactive pairs) it ran 586 iterations
-    /// into local infeasibility.
+    /// infeasible. Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
     pub finish_max_iter: usize,
-    /// How often an NLP of the finish that reaches `finish_max_iter` is resumed from
-    /// its last primal-dual iterate and barrier parameter (default 0: a branch NLP
-    /// starts within comp_tol of its solution, so one that needs more is usually
-    /// degenerate or infeasible; on the three-box manipulation OCP, 1 195 biactive
-    /// pairs, both of its finish NLPs ran 4 × 500 iterations without converging).
+    /// How often an NLP of the finish that reaches `finish_max_iter` is resumed from its
+    /// last primal-dual iterate and barrier parameter (default 0: a branch NLP starts within
+    /// comp_tol of its solution, so one that needs more is usually degenerate or
+    /// infeasible). Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
     pub finish_resumes: usize,
-    /// Ipopt's `max_iter` for each homotopy NLP unless the Ipopt options set it
-    /// (default 3 000, Ipopt's own). An NLP that reaches it is resumed from its last
-    /// primal-dual iterate (a recovery), which often frees a stalled solve: on the
-    /// rigid-body manipulation OCP the NLPs at σ = 1e-9 and 1e-10 ran 3 000 iterations
-    /// each and then converged in 867 and 34 after the resume (see `ClsOcpOptions`).
+    /// Ipopt's `max_iter` for each homotopy NLP unless the Ipopt options set it (default
+    /// 3 000, Ipopt's own). An NLP that reaches it is resumed from its last primal-dual
+    /// iterate (a recovery), which often frees a stalled solve. Evidence: `docs/evidence/mpcc.md`, "max_iter".
     pub max_iter: usize,
     /// How many recoveries the homotopy may use before giving up (default 3). An NLP
     /// that ran out of iterations or time is resumed from its last iterate; any other
@@ -373,43 +307,23 @@ pub struct HomotopyOptions {
     /// retries with σ ← 10 σ.
     pub max_recoveries: usize,
     /// Ipopt's `perturb_always_cd`: regularize the constraint block of every KKT
-    /// factorization by δ_c = 1e-8 μ^¼, not only after Ipopt has found the Jacobian
-    /// singular (default true, off in [`HomotopyOptions::scholtes_direct`]). Measured on the
-    /// NOSBENCH development set: 5 294 instead of 6 416 Ipopt iterations, the same 32
-    /// problems solved, the same objectives except DISCM (29.52 instead of 32.24,
-    /// lower); optimal control (`examples/ocp_benchmark.rs`): sliding-mode OCP 192
-    /// instead of 211 iterations, voice-coil motor N = 30 / 60 / 240 274 / 529 / 901
-    /// instead of 351 / 538 / 1 039 (N = 120: 704 instead of 575), but the
-    /// sliding-mode OCP with the sliding-exit condition (N_FE = 3, Stewart) then ends
-    /// at a local minimum 6.884 instead of 5.711 (its σ = 1 NLP stops at another
-    /// acceptable point), and the rigid-body OCP's warm re-solve above comp_tol. So
-    /// [`HomotopyOptions::scholtes_direct`], the default of optimal control and of the
-    /// simulators, keeps it off.
+    /// factorization by δ_c = 1e-8 μ^¼, not only after Ipopt has found the Jacobian singular
+    /// (default true, off in [`HomotopyOptions::scholtes_direct`], the default of optimal
+    /// control and of the simulators, where it sent two test problems to other points).
+    /// Evidence: `docs/evidence/mpcc.md`, "perturb_always_cd".
     pub perturb_always_cd: bool,
-    /// Start every KKT factorization of the homotopy's NLPs with a Hessian
-    /// perturbation (the last one reduced by Ipopt's `perturb_dec_fact`) instead of
-    /// trying none first, see [`ipopt::IpoptSolver::set_reuse_hessian_perturbation`]
-    /// (default false). Measured on the voice-coil motor OCP (`ocp_benchmark`): Ipopt's
-    /// time per iteration drops by a third (N = 240: 41 instead of 70 ms), but the
-    /// iterations grow where the perturbation lingers (N = 120: 856 instead of 611),
-    /// and two of the OCP crate's tests end at other local minima (the car at T = 10);
-    /// on the NOSBENCH development set 5 187 instead of 4 541 iterations.
+    /// Start every KKT factorization of the homotopy's NLPs with a Hessian perturbation
+    /// (the last one reduced by Ipopt's `perturb_dec_fact`) instead of trying none first,
+    /// see [`ipopt::IpoptSolver::set_reuse_hessian_perturbation`] (default false: cheaper
+    /// iterations, but more of them where the perturbation lingers).
+    /// Evidence: `docs/evidence/mpcc.md`, "reuse_hessian_perturbation".
     pub reuse_hessian_perturbation: bool,
     /// σ at which a re-solve armed by
     /// [`MpccSolver::warm_start_from_last_solve`](crate::MpccSolver::warm_start_from_last_solve)
-    /// begins (default 0.1; never below σ_N): its first NLP starts from the previous
-    /// solve's last homotopy NLP, primal and dual (Ipopt's warm-start pushes 1e-9), and
-    /// the homotopy goes on from there with κ. Measured on four re-solves, each from
-    /// the previous plan's state after one control interval (model predictive
-    /// control), against re-solves from the previous primal point through the whole
-    /// homotopy from σ_0: voice-coil motor N = 30 636 instead of 881 Ipopt iterations
-    /// with the same costs; sliding-mode OCP 788 instead of 836, same costs; the
-    /// time-optimal car 443 instead of 494, one re-solve ending at a higher local
-    /// minimum (objective 12.55 instead of 11.10). From 1e-2: 515 / 827 / 384, but the
-    /// sliding mode's re-solves keep its old switching structure and end at costs
-    /// 5.84–6.13 instead of 5.596; from 1e-5 (measured before the stagnation stop):
-    /// 445 / 426 / 210, sliding mode 6.3–8.0.
-    /// The smaller σ, the more a re-solve keeps the previous solution's active set.
+    /// begins (default 0.1; never below σ_N): its first NLP starts from the previous solve's
+    /// last homotopy NLP, primal and dual (Ipopt's warm-start pushes 1e-9), and the
+    /// homotopy goes on from there with κ. The smaller σ, the more a re-solve keeps the
+    /// previous solution's active set. Evidence: `docs/evidence/mpcc.md`, "warm_sigma_0".
     pub warm_sigma_0: f64,
     /// 0: silent (default); 1: homotopy table; 2: also Ipopt's own output.
     pub verbosity: u8,

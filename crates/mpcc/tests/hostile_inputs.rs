@@ -193,11 +193,11 @@ fn constant_constraints_reach_ipopt() {
 #[test]
 fn an_early_stop_at_comp_tol_is_data_not_a_message() {
     // min (x − 1)² + (y + 1)², 0 ≤ x ⊥ y ≥ 0: y = 0 at its bound already at σ = 1.
-    let w = casadi::SX::sym("w", 2);
+    let w = SX::sym("w", 2);
     let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
     let f = (&x - 1.0).powf(2.0) + (&y + 1.0).powf(2.0);
-    let mpcc = fesd_mpcc::Mpcc::new(w, f, x, y);
-    let r = fesd_mpcc::MpccSolver::new(&mpcc, fesd_mpcc::HomotopyOptions::default()).unwrap().solve();
+    let mpcc = Mpcc::new(w, f, x, y);
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
     assert!(r.status.is_converged());
     assert!(r.steps.len() < r.planned_steps, "{} of {}", r.steps.len(), r.planned_steps);
     assert!(r.messages.is_empty(), "{:?}", r.messages);

@@ -143,52 +143,33 @@ pub struct PathConstraint {
 pub struct OcpOptions {
     /// The FESD discretization of every control interval (`n_fe` elements each).
     pub fesd: FesdOptions,
-    /// The MPCC homotopy (default [`OcpOptions::default_homotopy`]: direct steering
-    /// from σ_0 = 1 with the superlinear σ update, also for the fields a JSON object
-    /// leaves out). Not the MPCC
-    /// default (ℓ∞ elastic mode from σ_0 = 100), measured on this crate's tests: the
-    /// elastic homotopy is faster (sliding-mode OCP 140 instead of 210 Ipopt
-    /// iterations, motor N = 120 493 instead of 749, same costs) but ends in spurious
-    /// local minima where the direct one does not: the FESD paper's sensitivity
-    /// problem from x0 = −3 (x0 = −1.368 instead of −1.42757), the car's re-solve from
-    /// 800/9 m (T = 10 instead of 80/9), the sliding-exit test (re-simulation error
-    /// 1e-5). The ℓ1 elastic mode from σ_0 = 100 is faster still on small problems
-    /// (sliding mode 121 iterations, motor N = 30 135) but not at N = 240 (679
-    /// iterations at twice the cost each: one slack per pair) and it ends the car at
-    /// T = 20.69 (never in the turbo region); from σ_0 = 1 ten of this crate's tests
-    /// end elsewhere.
+    /// The MPCC homotopy (default [`OcpOptions::default_homotopy`]: direct steering from
+    /// σ_0 = 1 with the superlinear σ update, also for the fields a JSON object leaves out).
+    /// Not the MPCC default (ℓ∞ elastic mode from σ_0 = 100): that one is faster but ends
+    /// several of this crate's test problems in spurious local minima.
+    /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
     #[serde(deserialize_with = "deserialize_homotopy")]
     pub homotopy: HomotopyOptions,
     /// Also bound the states at the Runge–Kutta stages by `x_lower`/`x_upper`, not
     /// only at the element boundaries (default false; needs the integral form, whose
     /// stage unknowns are the stage states).
     pub state_bounds_at_stages: bool,
-    /// Expand the transcribed NLP (mapped element kernels, MX) into one SX graph and
-    /// let CasADi evaluate it, instead of generating and compiling C for the mapped
-    /// kernels (default false). No compiler runs and the evaluations are cheaper (the
-    /// mapped MX Hessian is forward-over-reverse AD in as many directions as its
-    /// coloring needs), but the graph, and the time to build it, grow with N.
-    /// Measured with `ocp_benchmark [--expand]` on a quiet machine (2026-12-04):
-    /// motor N = 240 built in 7.3 s, solved in 40.0 s (451 Ipopt iterations, kernels
-    /// 2.6 s) against 45.8 s (524, kernels 13.0 s of which the Hessian 10.5 s);
-    /// sliding mode 0.60 s against 0.74 s (the reference implementation: 119.3 s and
-    /// 1.5 s). The compiled kernels stay the default: their C is flat in N and is
-    /// what an exported solver embeds; with the Gauss–Newton step-equilibration
-    /// Hessian (`FesdOptions::step_equilibration_hessian`, since 2026-12-04) they
-    /// solve the motor at N = 240 in 14.5–15.6 s. An expanded problem uses the exact
-    /// equilibration Hessian (`FesdOptions::for_expansion`).
+    /// Expand the transcribed NLP (mapped element kernels, MX) into one SX graph and let
+    /// CasADi evaluate it, instead of generating and compiling C for the mapped kernels
+    /// (default false). No compiler runs and the evaluations are cheaper, but the graph, and
+    /// the time to build it, grow with N; the compiled kernels stay the default because
+    /// their C is flat in N and is what an exported solver embeds. An expanded problem uses
+    /// the exact equilibration Hessian (`FesdOptions::for_expansion`).
+    /// Evidence: `docs/evidence/ocp.md`, "expand".
     pub expand: bool,
 }
 
 impl OcpOptions {
-    /// The optimal control homotopy: [`HomotopyOptions::scholtes_direct`] (direct
-    /// steering from σ_0 = 1, κ = 0.1) with the superlinear update
-    /// σ_{k+1} = min(κ σ_k, σ_k²) (`sigma_exponent = 2`): 1, 0.1, 0.01, 1e-4, 1e-8, …
-    /// Measured with `ocp_benchmark` against the linear update: sliding mode 156
-    /// instead of 215 Ipopt iterations, motor N = 30 / 60 / 120 / 240 225 / 321 /
-    /// 516 / 524 instead of 263 / 400 / 523 / 687, the same costs to 1e-4 (N = 240:
-    /// 0.771070 instead of 0.771012; the reference 0.771063); this crate's tests
-    /// all end where they did.
+    /// The optimal control homotopy: [`HomotopyOptions::scholtes_direct`] (direct steering
+    /// from σ_0 = 1, κ = 0.1) with the superlinear update σ_{k+1} = min(κ σ_k, σ_k²)
+    /// (`sigma_exponent = 2`): 1, 0.1, 0.01, 1e-4, 1e-8, … It needs fewer Ipopt
+    /// iterations than the linear update at the same costs.
+    /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
     pub fn default_homotopy() -> HomotopyOptions {
         HomotopyOptions { sigma_exponent: 2.0, ..HomotopyOptions::scholtes_direct() }
     }

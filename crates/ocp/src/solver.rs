@@ -271,14 +271,12 @@ impl OcpSolver {
         Ok(x.iter().zip(&end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
     }
 
-    /// Replaces the initial guess by a simulation of the model with the guessed
-    /// controls from the guessed (or fixed) initial state: one step of the OCP's own
-    /// FESD discretization per control interval, so element lengths, switch positions
-    /// and algebraic variables start consistent with the dynamics instead of constant.
-    /// Returns the number of intervals whose step did not converge (their last
-    /// iterate is used). Measured on the sensitivity example: from x0 guesses −3, −2,
-    /// −1, 0, 1 the solve ends at x0* = −1.427572 from every one (from the constant
-    /// guess from one of them).
+    /// Replaces the initial guess by a simulation of the model with the guessed controls
+    /// from the guessed (or fixed) initial state: one step of the OCP's own FESD
+    /// discretization per control interval, so element lengths, switch positions and
+    /// algebraic variables start consistent with the dynamics instead of constant. Returns
+    /// the number of intervals whose step did not converge (their last iterate is used).
+    /// Evidence: `docs/evidence/ocp.md`, "guess_by_simulation".
     pub fn guess_by_simulation(&mut self) -> Result<usize> {
         let ocp = &self.ocp;
         let x0 = ocp.x0.guess().to_vec();
@@ -408,9 +406,8 @@ fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
     let all = casadi::Function::new("ocp_nlp", &[("w", &m.w), ("p", &m.p)], &outputs)?.expand()?;
     let (w, p) = (casadi::SX::sym("w", m.w.nrow()), casadi::SX::sym("p", m.p.nrow()));
     let mut out = all.call(&[&w, &p])?.into_iter();
-    let mut next = || {
-        out.next().ok_or_else(|| crate::OcpError::Invalid { what: "expand", reason: "the expanded NLP returned too few outputs".into() })
-    };
+    let mut next =
+        || out.next().ok_or_else(|| OcpError::Invalid { what: "expand", reason: "the expanded NLP returned too few outputs".into() });
     let (f, g, big_g, big_h) = (next()?, next()?, next()?, next()?);
     Ok(fesd_mpcc::Mpcc {
         w,

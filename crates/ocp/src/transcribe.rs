@@ -9,6 +9,9 @@ use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementSizes, 
 use fesd_model::SubsystemLowering;
 use fesd_mpcc::Mpcc;
 
+/// Constraint rows with their lower and upper bounds.
+type BoundedRows = (MX, Vec<f64>, Vec<f64>);
+
 /// The transcribed problem.
 pub(crate) struct Transcription {
     pub mpcc: Mpcc<casadi::Mx>,
@@ -145,7 +148,7 @@ fn soft_terminal(
     w: &MX,
     x_final: &MX,
     p_model: &MX,
-) -> Result<(MX, Vec<(MX, Vec<f64>, Vec<f64>)>)> {
+) -> Result<(MX, Vec<BoundedRows>)> {
     let (t, model) = (&soft.constraint, &ocp.model);
     let n_c = t.expr.nrow();
     let c = sx_function("ocp_soft_terminal", &[("x", &model.x), ("p", &model.p)], &t.expr)?.call(&[x_final, p_model])?.remove(0);

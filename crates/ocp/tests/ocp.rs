@@ -327,7 +327,7 @@ fn a_free_parameter_is_optimized() {
 #[test]
 fn sensitivity_example_reaches_the_optimum_from_simulated_guesses() {
     for guess in [-3.0, -2.0, -1.0] {
-        let mut solver = OcpSolver::new(&fesd_ocp::problems::sensitivity(true, guess)).unwrap();
+        let mut solver = OcpSolver::new(&problems::sensitivity(true, guess)).unwrap();
         assert_eq!(solver.guess_by_simulation().unwrap(), 0);
         let r = solver.solve().unwrap();
         assert!(r.status.is_converged(), "{:?}", r.status);

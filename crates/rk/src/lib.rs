@@ -377,10 +377,10 @@ fn lobatto_iiic(c: Vec<f64>) -> Tableau {
     let b = weights(&c, &quad);
     let tail = &c[1..];
     let mut a = vec![vec![0.0; s]; s];
-    for i in 0..s {
-        a[i][0] = b[0];
-        for k in 1..s {
-            a[i][k] = integrate_lagrange(tail, k - 1, c[i], &quad) - b[0] * lagrange(tail, k - 1, 0.0);
+    for (row, &ci) in a.iter_mut().zip(&c) {
+        row[0] = b[0];
+        for (k, entry) in row.iter_mut().enumerate().skip(1) {
+            *entry = integrate_lagrange(tail, k - 1, ci, &quad) - b[0] * lagrange(tail, k - 1, 0.0);
         }
     }
     (a, b, c)

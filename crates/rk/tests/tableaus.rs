@@ -2,6 +2,8 @@
 
 use fesd_rk::{ButcherTableau, RkFamily};
 
+// Indices name the entries in the messages, across three tables.
+#[allow(clippy::needless_range_loop)]
 fn assert_tableau(family: RkFamily, a: &[&[f64]], b: &[f64], c: &[f64]) {
     let t = ButcherTableau::new(family, b.len()).unwrap();
     for i in 0..b.len() {

@@ -46,114 +46,72 @@ pub struct SimulatorOptions {
     /// finite elements in one step (e.g. reaching and leaving a sliding mode) make the
     /// step's MPCC infeasible; halving the step gives each change its own element.
     pub max_step_halvings: usize,
-    /// How many of `homotopies` are tried on a piece that may still be halved
-    /// (default 1: the first tier, from both starts). At the last halving level every
-    /// homotopy and then the fallback are tried. Measured Ipopt iterations (wasted)
-    /// with 2 / 1: relay 2 981 (332) / 2 916 (267), friction blocks 1 540 (94) /
-    /// 1 587 (124), oscillator 257 / 257, the sliding exit of
-    /// `leaving_sliding_mode` (Stewart) 225 / 174: the second tier rarely solves a
-    /// piece both starts of the first could not (once on the friction blocks, never
-    /// on the relay), and two halves cost about what its attempt does. (Before the
-    /// neutral second start of the first tier, 2 won by far: oscillator 329 / 432,
-    /// relay 5 552 / 4 134, friction blocks 2 421 / 3 832.)
+    /// How many of `homotopies` are tried on a piece that may still be halved (default 1:
+    /// the first tier, from both starts); at the last halving level every homotopy and then
+    /// the fallback are tried. Two halves cost about what a second tier's attempt does and
+    /// succeed more often. Evidence: `docs/evidence/sim.md`, "tiers_before_halving".
     pub tiers_before_halving: usize,
     /// Switch prediction (default true): before each piece the state is extrapolated
-    /// linearly from the last element; the first time within the piece at which its
-    /// boundary duals have another zero pattern than the current state's (found by
-    /// bisection), or at which an active Filippov multiplier θ_i, extrapolated from
-    /// the last stages of the last two elements, falls to `active_tol` (a sliding
-    /// exit), is the predicted switch (reported per piece). A piece with a predicted
-    /// switch starts its first tier from the neutral guess before the previous
-    /// solution (which assumes the active set goes on), and may be cut
-    /// (`align_switches`). Measured Ipopt iterations without / with the prediction
-    /// (and everything it drives): relay 3 394 / 3 032, friction blocks 2 480 /
-    /// 1 649. (Also measured and not kept: halving a predicted piece at once, without
-    /// an attempt: relay 4 729, friction blocks 3 352 instead of 4 547 / 2 640 at the
-    /// time; a quadratic extrapolation through the last three element boundaries:
-    /// relay 3 669 instead of 3 155.)
+    /// linearly from the last element; the first time within the piece at which its boundary
+    /// duals have another zero pattern than the current state's (found by bisection), or at
+    /// which an active Filippov multiplier θ_i, extrapolated from the last stages of the last
+    /// two elements, falls to `active_tol` (a sliding exit), is the predicted switch
+    /// (reported per piece). A piece with a predicted switch starts its first tier from the
+    /// neutral guess before the previous solution (which assumes the active set goes on),
+    /// and may be cut (`align_switches`). Evidence: `docs/evidence/sim.md`, "predict_switches".
     pub predict_switches: bool,
-    /// Cut a piece whose predicted switch (see `predict_switches`) is too close to
-    /// either end for its finite elements to put it on an element boundary — the
-    /// first boundary cannot come earlier than (1 − γ_h) T/N_FE — into two parts,
-    /// the switch in the middle of one of them (default true). Without it such a
-    /// piece fails every start and is halved, often repeatedly (a switch 1e-3 s after
-    /// a step's start needs pieces of 2e-3 s, four halvings of a 0.05 s step).
-    /// Measured Ipopt iterations (wasted in failed attempts) without / with: relay
-    /// 3 475 (885) / 3 032 (398), friction blocks 2 400 (762) / 1 649 (75).
+    /// Cut a piece whose predicted switch (see `predict_switches`) is too close to either
+    /// end for its finite elements to put it on an element boundary — the first boundary
+    /// cannot come earlier than (1 − γ_h) T/N_FE — into two parts, the switch in the middle
+    /// of one of them (default true). Without it such a piece fails every start and is
+    /// halved, often repeatedly. Evidence: `docs/evidence/sim.md`, "align_switches".
     pub align_switches: bool,
-    /// Start each piece's first attempt from the previous solution's active set: its
-    /// last point's algebraic variables (θ, λ, μ or α, λ±) in every element, the
-    /// states at the current state, the step sizes neutral (default true), instead
-    /// of the previous solution as it is (whose states and first elements belong to
-    /// the previous piece). Measured without / with: relay 3 112 (438) / 3 032 (398),
-    /// friction blocks 2 046 (317) / 1 649 (75); oscillator 301 / 307.
+    /// Start each piece's first attempt from the previous solution's active set: its last
+    /// point's algebraic variables (θ, λ, μ or α, λ±) in every element, the states at the
+    /// current state, the step sizes neutral (default true), instead of the previous
+    /// solution as it is (whose states and first elements belong to the previous piece).
+    /// Evidence: `docs/evidence/sim.md`, "warm_start_active_set".
     pub warm_start_active_set: bool,
-    /// With `warm_start_active_set`: the first attempt's states lie on the straight
-    /// line through the current state along the slope of the last recorded element
-    /// (its end state minus its start over its length), each element at its neutral
-    /// length, instead of all at the current state (default true). The neutral start
-    /// keeps the constant states: it is the one tried when the previous solution
-    /// misleads (a switch), and so would its slope. Measured Ipopt iterations without
-    /// / with: oscillator 307 / 257, relay 3 032 / 3 025, friction blocks 1 649 /
-    /// 1 540. (The last stage's derivative instead of the secant in the differential
-    /// form: friction blocks 1 521, not worth a second rule.)
+    /// With `warm_start_active_set`: the first attempt's states lie on the straight line
+    /// through the current state along the slope of the last recorded element, each element
+    /// at its neutral length, instead of all at the current state (default true). The
+    /// neutral start keeps the constant states: it is the one tried when the previous
+    /// solution misleads (a switch), and so would its slope. Evidence: `docs/evidence/sim.md`, "extrapolate_states".
     pub extrapolate_states: bool,
-    /// Try the neutral start first on a piece whose starting point has a nearly
-    /// biactive complementarity pair: a Filippov multiplier just above zero (at most
-    /// 0.02) whose dual is zero too, as in a sliding mode that barely uses one
-    /// region (default true). Started there, Ipopt often creeps between the two
-    /// branches of the pair until the stall rule stops it; the neutral start lets it
-    /// choose. Measured Ipopt iterations (wasted) without / with: relay 3 025 (383) /
-    /// 2 981 (332); oscillator (257) and friction blocks (1 540) unchanged.
+    /// Try the neutral start first on a piece whose starting point has a nearly biactive
+    /// complementarity pair: a Filippov multiplier just above zero (at most 0.02) whose dual
+    /// is zero too, as in a sliding mode that barely uses one region (default true). Started
+    /// there, Ipopt often creeps between the two branches of the pair until the stall rule
+    /// stops it; the neutral start lets it choose. Evidence: `docs/evidence/sim.md`, "neutral_start_when_nearly_biactive".
     pub neutral_start_when_nearly_biactive: bool,
-    /// Skip a later tier (not the first) on pieces that may still be halved once it
-    /// has failed on at least three quarters of at least 2 such pieces in this
-    /// simulation: halve at once instead (default true). (With at least 4 pieces:
-    /// relay 3 124 instead of 3 055 Ipopt iterations, friction blocks the same,
-    /// measured before the stall rule's warm-up.) Acts only with
-    /// `tiers_before_halving` ≥ 2.
+    /// Skip a later tier (not the first) on pieces that may still be halved once it has
+    /// failed on at least three quarters of at least 2 such pieces in this simulation: halve
+    /// at once instead (default true). Acts only with `tiers_before_halving` ≥ 2.
+    /// Evidence: `docs/evidence/sim.md`, "skip_unproductive_tiers".
     pub skip_unproductive_tiers: bool,
-    /// Start the first attempt on a piece from the active-set guess together with
-    /// the previous solve's multipliers (an Ipopt warm start, bound pushes 1e-6)
-    /// where no switch is predicted, the active set went on through the previous
-    /// piece (it converged from the previous solution in at most 20 Ipopt iterations
-    /// and recorded no switch) and no switching surface is within reach (no inactive
-    /// dual reaches zero within 2 piece lengths at its current rate) (default true):
-    /// such a piece converges in 2–4 Ipopt iterations instead of ~12. A start with
-    /// multipliers converges quickly or not at all, so its stall rule counts from
-    /// Ipopt's 4th iteration and stops after 3 short steps; the neutral start follows
-    /// as before. Measured Ipopt iterations (wasted in failed attempts) without /
-    /// with: oscillator 257 / 195, relay 2 900 (237) / 2 376 (229), friction blocks
-    /// 1 476 (15) / 1 066 (15). Without the reach rule (relay 2 323 (272), friction
-    /// blocks 903 (15)) the relay's starts with multipliers failed 9 times at sliding
-    /// episodes the switch prediction does not see. Also measured: bound pushes 1e-9 /
-    /// 1e-3 (relay 2 421 / 2 452, friction blocks 1 058 / 1 226, before the other
-    /// changes), the stall rule of the other starts (relay 2 434), multipliers also at
-    /// predicted switches (relay 745 wasted), a cap of 8–10 iterations on such starts
-    /// (relay 2 314–2 324 with 261–263 wasted; 5 sends friction pieces to halving:
-    /// 1 002), the start without multipliers kept before or after the neutral one
-    /// (relay 2 260 / 2 353 with 315 / 302 wasted), no start with multipliers for a few
-    /// pieces after one failed (relay 2 364–2 462, 256 wasted).
+    /// Start the first attempt on a piece from the active-set guess together with the
+    /// previous solve's multipliers (an Ipopt warm start, bound pushes 1e-6) where no
+    /// switch is predicted, the active set went on through the previous piece (it converged
+    /// from the previous solution in at most [`DUAL_START_AFTER`] Ipopt iterations and
+    /// recorded no switch) and no switching surface is within reach (no inactive dual
+    /// reaches zero within 2 piece lengths at its current rate) (default true): such a piece
+    /// converges in 2–4 Ipopt iterations instead of ~12. A start with multipliers converges
+    /// quickly or not at all, so its stall rule is [`DUAL_START_STALL`]; the neutral start
+    /// follows as before. Evidence: `docs/evidence/sim.md`, "warm_start_duals".
     pub warm_start_duals: bool,
-    /// Ipopt's `max_iter` for an attempt from the neutral guess (default 45, the
-    /// first tier allows others 30): from the neutral guess a piece takes 11–30
-    /// iterations where it converges, and a cap of 30 cut some just before (friction
-    /// blocks: 3 of 4 failed attempts, each followed by another start). Measured Ipopt
-    /// iterations (wasted) with 30 / 45 / 60, without `warm_start_duals`: relay 2 916
-    /// (267) / 2 900 (237) / 2 900 (237), friction blocks 1 587 (124) / 1 476 (15) /
-    /// 1 476 (15).
+    /// Ipopt's `max_iter` for an attempt from the neutral guess (default 45; the first
+    /// tier allows the other starts 30): from the neutral guess a piece takes 11–30
+    /// iterations where it converges. Evidence: `docs/evidence/sim.md`, "neutral_start_max_iter".
     pub neutral_start_max_iter: usize,
-    /// A converged piece whose solution has a switch (the active set changes at an
-    /// element boundary inside it) and an element longer than this many times the
-    /// piece's nominal element `len / N_FE` is solved again as two parts, cut so that
-    /// the switch falls on a nominal element boundary of one of them; parts of such a
-    /// cut are not cut again. `None` (default) derives it from the scheme's order p:
-    /// `16^(1/(p+1))`, the stretch at which an element's local error (∝ h_n^(p+1)) is
-    /// 16 times a nominal element's — 2.0 for Radau IIA n_s = 2 (no re-cut within
-    /// γ_h = 0.9), 1.59 for n_s = 3, 1.41 for n_s = 4. `f64::INFINITY` never re-cuts.
-    /// Accepted as it lands, a switch stretches its element up to 1 + γ_h times, and
-    /// at high order the error of a simulation then depends on where the switch falls
-    /// instead of falling with h (measured in `docs/evidence/sim.md`, "Switch elements").
+    /// A converged piece whose solution has a switch (the active set changes at an element
+    /// boundary inside it) and an element longer than this many times the piece's nominal
+    /// element `len / N_FE` is solved again as two parts, cut so that the switch falls on a
+    /// nominal element boundary of one of them; parts of such a cut are not cut again.
+    /// `None` (default) derives it from the scheme's order p: `16^(1/(p+1))`, the stretch at
+    /// which an element's local error (∝ h_n^(p+1)) is 16 times a nominal one's — 2.0 for
+    /// Radau IIA n_s = 2 (no re-cut within γ_h = 0.9), 1.59 for n_s = 3, 1.41 for n_s = 4;
+    /// `f64::INFINITY` never re-cuts. Without it the error of a high-order simulation
+    /// depends on where a switch falls instead of falling with h. Evidence: `docs/evidence/sim.md`, "Switch elements".
     pub max_switch_element_ratio: Option<f64>,
 }
 
@@ -195,7 +153,7 @@ impl SimulatorOptions {
         if !(self.active_tol > 0.0 && self.active_tol.is_finite()) {
             return Err(SimError::InvalidOption { name: "active_tol", reason: format!("{} must be positive", self.active_tol) });
         }
-        if let Some(r) = self.max_switch_element_ratio.filter(|r| !(*r > 1.0)) {
+        if let Some(r) = self.max_switch_element_ratio.filter(|r| r.is_nan() || *r <= 1.0) {
             return Err(SimError::InvalidOption {
                 name: "max_switch_element_ratio",
                 reason: format!("{r} must be above 1 (infinity: never re-cut)"),
@@ -227,24 +185,15 @@ impl SimulatorOptions {
     }
 
     // All three tiers keep Ipopt's `warm_start_init_point no` and a σ-independent `tol`
-    // (not the MPCC defaults): measured on `sim_benchmark`, the MPCC defaults cost
-    // 449 instead of 329 Ipopt iterations on the oscillator and 9238 instead of 5552 on
-    // the relay. The active-set finish is off: a simulation step is certified by its
-    // own accuracy checks, and the finish would compile a second NLP per model.
+    // (not the MPCC defaults), and the active-set finish is off: a simulation step is
+    // certified by its own accuracy checks, and the finish would compile a second NLP
+    // per model. Evidence: `docs/evidence/sim.md`, "The tiers".
 
-    /// What the two first tiers share: direct steering, and an NLP stops once Ipopt
-    /// has taken 6 primal steps in a row shorter than 5 % of its Newton step
+    /// What the two first tiers share: direct steering, and an NLP stops once Ipopt has
+    /// taken 6 primal steps in a row shorter than 5 % of its Newton step
     /// ([`HomotopyOptions::stall_iterations`]): such an attempt was creeping toward a
-    /// degenerate point, and the next start or a halved piece is cheaper. Measured
-    /// Ipopt iterations (wasted) without / with: relay 3 240 (606) / 3 032 (398),
-    /// friction blocks 1 664 (90) / 1 649 (75); the rigid-body simulator, which
-    /// uses these tiers too (`cls_benchmark`): elastic ball 1 151 / 987, ε = 0.8
-    /// 1 650 / 1 429, plastic ball 3 718 / 3 411, sliding block 1 777 / 1 580,
-    /// ball on a plane 4 111 / 3 584. Other settings (steps, threshold):
-    /// 4, 0.1: relay 3 107, friction 1 755, oscillator 320; 5, 0.1: 3 105 / 1 734 /
-    /// 322; 5, 0.05: 3 107 / 1 725 / 322; 8, 0.05: 3 200 / 1 732 / 308; 6, 0.05:
-    /// 3 123 / 1 667 / 308 (all before the unproductive-tier change and before short
-    /// steps counted only from iteration 10 on).
+    /// degenerate point, and the next start or a halved piece is cheaper.
+    /// Evidence: `docs/evidence/sim.md`, "The tiers".
     fn tier_base() -> HomotopyOptions {
         HomotopyOptions { stall_iterations: 6, stall_step: 0.05, ..HomotopyOptions::scholtes_direct() }
     }
@@ -395,17 +344,11 @@ pub const DUAL_START_STALL: (usize, usize) = (3, 4);
 
 /// A piece whose successful attempt took more Ipopt iterations than this was near a
 /// change of its active set: the next piece starts without its multipliers.
-/// Measured with 20 / no limit: relay 2 323 (272 wasted) / 2 323 (272), friction
-/// blocks 903 (15) / 911 (60); at 6 the friction blocks never start with multipliers
-/// (a start without them takes ~12 iterations): 1 476.
+/// Evidence: `docs/evidence/sim.md`, "warm_start_duals".
 pub const DUAL_START_AFTER: usize = 20;
 
-/// See [`Simulator::surface_within_reach`]. Measured Ipopt iterations (wasted) with
-/// no such rule / 1 / 2 / 3 / 5 piece lengths: relay 2 323 (272) / 2 283 (246) /
-/// 2 376 (229) / 2 382 (222) / 2 418 (215), friction blocks 903 (15) / 966 (60) /
-/// 1 066 (15) / 1 136 (15) / 1 284 (45), oscillator 151 / – / 195 / 219. (A fixed
-/// threshold on the dual, 0.015: relay 2 453 (221), friction blocks 903 — but in the
-/// units of the switching functions.)
+/// See [`Simulator::surface_within_reach`]: piece lengths within which a dual reaching
+/// zero counts as a surface within reach. Evidence: `docs/evidence/sim.md`, "warm_start_duals".
 const DUAL_START_REACH: f64 = 2.0;
 
 /// A switch predicted within this fraction of a piece's length after its start (the
@@ -440,16 +383,13 @@ pub struct Attempt {
 }
 
 /// A predicted switch closer than `ALIGN_MARGIN (1 − γ_h) / N_FE` of a piece's length
-/// (within [0.05, 0.3]) to either end gets the piece cut (`align_switches`). Measured
-/// Ipopt iterations (wasted share) with 3 / 4 / 5 / 7: relay 3 200 (18 %) / 3 212
-/// (17 %) / 3 124 (15 %) / 3 569 (19 %), friction blocks 1 735 (9 %) / 1 708 (8 %) /
-/// 1 677 (6 %) / 1 678 (5 %).
+/// (within [0.05, 0.3]) to either end gets the piece cut (`align_switches`).
+/// Evidence: `docs/evidence/sim.md`, "align_switches".
 const ALIGN_MARGIN: f64 = 5.0;
 
 /// A primal at most this large whose dual is zero makes a pair nearly biactive (see
-/// [`SimulatorOptions::neutral_start_when_nearly_biactive`]). Measured on the relay
-/// with 0.01 / 0.02 / 0.05: 2 971 / 2 981 / 2 982 Ipopt iterations, 332 wasted in
-/// each; the oscillator and the friction blocks unchanged.
+/// [`SimulatorOptions::neutral_start_when_nearly_biactive`]).
+/// Evidence: `docs/evidence/sim.md`, "neutral_start_when_nearly_biactive".
 const NEARLY_BIACTIVE: f64 = 0.02;
 
 /// A tier tried at least twice on pieces that could be halved and successful in
@@ -659,9 +599,9 @@ impl Simulator {
         let n_pts = l.n_points();
         for (n, active) in piece.active.into_iter().enumerate() {
             let hn = piece.h[n];
-            for m in 0..l.n_s {
+            for (m, cm) in c.iter().enumerate().take(l.n_s) {
                 let col = n * l.n_s + m;
-                res.t_stage.push(*t0 + c[m] * hn);
+                res.t_stage.push(*t0 + cm * hn);
                 res.x_stage.push(piece.x_stage[col * l.n_x..(col + 1) * l.n_x].to_vec());
                 res.theta_stage.push(piece.theta[col * l.n_theta..(col + 1) * l.n_theta].to_vec());
                 let z0 = l.z[n][m];
@@ -815,13 +755,12 @@ impl Simulator {
     /// from the previous step's solution and, if that fails, once more from the neutral
     /// guess at the current state (the previous active set can be the wrong one, e.g.
     /// after a switch exactly at the step boundary) — in the other order when a switch
-    /// is predicted or the previous piece needed the neutral start (`neutral_first`;
-    /// in sliding modes, measured on the relay with an earlier stall setting: 3 105
-    /// instead of 3 155 Ipopt iterations; keeping the order of whichever start last
-    /// succeeded instead: 3 427 instead of 3 124); the other tiers run from the
-    /// previous solution. Measured Ipopt iterations without / with the second start:
-    /// oscillator 329 / 306, relay 5 552 / 4 588, friction blocks 2 421 / 2 725, and a
-    /// switch on a step boundary no longer fails every tier down to the fallback.
+    /// is predicted or the previous piece needed the neutral start (`neutral_first`);
+    /// the other tiers run from the previous solution. Evidence: `docs/evidence/sim.md`,
+    /// "The tiers".
+    // The piece's state comes in as separate arguments until the simulators share one
+    // engine (a piece struct of its own).
+    #[allow(clippy::too_many_arguments)]
     fn attempt_piece(
         &mut self,
         guess: &[f64],

@@ -8,9 +8,13 @@ use fesd_sim::{CrossComplementarity, IrkRepresentation, SimulationResult, Simula
 /// A scheme of the test grids.
 #[derive(Clone, Copy, Debug)]
 pub struct Scheme {
+    /// Integral or differential form of the RK equations.
     pub irk: IrkRepresentation,
+    /// Runge–Kutta family.
     pub family: RkFamily,
+    /// Stewart or Step.
     pub representation: Representation,
+    /// Cross complementarity mode.
     pub cross: CrossComplementarity,
 }
 
@@ -29,6 +33,7 @@ pub fn grid() -> Vec<Scheme> {
     out
 }
 
+/// Simulates `model` from `x0` with `scheme`, n_s stages and n_fe elements per step.
 pub fn simulate(model: &PssModel, scheme: Scheme, n_s: usize, n_fe: usize, step: f64, n_steps: usize, x0: &[f64]) -> SimulationResult {
     let mut opts = SimulatorOptions { step, n_steps, ..Default::default() };
     opts.fesd.irk_representation = scheme.irk;

@@ -105,9 +105,9 @@ fn active_regions_mean_the_same_in_stewart_and_step() {
     use fesd_model::Representation;
     let mut regions = Vec::new();
     for representation in [Representation::Stewart, Representation::Step] {
-        let mut opts = fesd_sim::SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
+        let mut opts = SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
         opts.fesd.representation = representation;
-        let mut sim = fesd_sim::Simulator::new(&fesd_sim::models::scalar_switch(3.0, 1.0), opts).unwrap();
+        let mut sim = Simulator::new(&models::scalar_switch(3.0, 1.0), opts).unwrap();
         let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
         regions.push(r.active_regions(1e-5));
     }
@@ -119,8 +119,8 @@ fn active_regions_mean_the_same_in_stewart_and_step() {
 
 #[test]
 fn step_reports_count_the_same_attempts() {
-    let opts = fesd_sim::SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
-    let mut sim = fesd_sim::Simulator::new(&fesd_sim::models::scalar_switch(3.0, 1.0), opts).unwrap();
+    let opts = SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
+    let mut sim = Simulator::new(&models::scalar_switch(3.0, 1.0), opts).unwrap();
     let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
     for s in &r.steps {
         assert!(!s.attempts.is_empty());

@@ -431,7 +431,7 @@ fn step_tol(opts: &HomotopyOptions, sigma: f64) -> Option<(f64, f64)> {
 /// resuming such a solve only goes further. The homotopy's NLPs also stop early once
 /// their steps add up to `reach`.
 fn is_diverging(sol: &Solution, reach: f64) -> bool {
-    sol.status == ipopt::ApplicationReturnStatus::DivergingIterates || max_abs(&sol.x) > reach
+    sol.status == ApplicationReturnStatus::DivergingIterates || max_abs(&sol.x) > reach
 }
 
 /// How far beyond its start (relative to `1 + max |start|`) an NLP's iterates may go
@@ -439,7 +439,7 @@ fn is_diverging(sol: &Solution, reach: f64) -> bool {
 const DIVERGENCE_FACTOR: f64 = 1e6;
 
 /// Ipopt stopped for lack of iterations or time, not because the NLP is hard to solve.
-fn is_budget_exhausted(status: ipopt::ApplicationReturnStatus) -> bool {
+fn is_budget_exhausted(status: ApplicationReturnStatus) -> bool {
     use ipopt::ApplicationReturnStatus::*;
     matches!(status, MaximumIterationsExceeded | MaximumCpuTimeExceeded | MaximumWallTimeExceeded)
 }
