@@ -78,9 +78,8 @@ impl BranchNlp {
     /// Ipopt for the branch NLP of `sides`, with Ipopt's `max_iter` given. Every start is warm
     /// (bound pushes 1e-9), so a variable at a bound stays there instead of moving
     /// 1e-2 inward: the finish's starts are the homotopy's point or one LPEC step from
-    /// it, feasible to about comp_tol (the motor OCP's branch NLP at N = 30: 15 Ipopt
-    /// iterations instead of 33); phase I's start `w + d` is farther off, measured
-    /// unchanged on the NOSBENCH development set (both TFPOB verdicts, 32 solved).
+    /// it, feasible to about comp_tol (evidence: `docs/evidence/mpcc.md`, "Warm branch
+    /// NLPs").
     fn ipopt_capped(&self, sides: &[Side], opts: &HomotopyOptions, max_iter: usize) -> Option<IpoptSolver> {
         let mut s = self.structure.clone();
         for (_, row, var) in self.held_at_zero(sides) {

@@ -528,17 +528,12 @@ impl MpccSolver {
 /// Ipopt with fesd's defaults and the user's options, checked by Ipopt: one for
 /// primal starts, one for starts with duals (warm-start pushes 1e-9).
 ///
-/// Defaults, chosen on the NOSBENCH development set (see `examples/mpcc_benchmark.rs`):
-/// `mu_strategy adaptive` (iterations ÷ 2.9 against monotone), `warm_start_init_point
-/// yes` for every NLP, the first included (its bound push 1e-3 instead of 1e-2 took a
-/// time-optimal car problem from 1050 to 291 iterations in its first NLP), and
-/// `bound_relax_factor 0` (Ipopt would otherwise let G, H dip 1e-8 below their bounds,
-/// and the products G_i H_i could not reach comp_tol); `mumps_pivtol 1e-8` (Ipopt's
-/// MUMPS default is 1e-6, its MA27/MA57 default 1e-8: on the voice-coil motor OCP at
-/// N = 240 the first NLP's factorizations delayed so many pivots that its 66
-/// iterations took 12.0 s, with 1e-8 56 took 3.9 s; the NOSBENCH development set
-/// solves the same problems to the same objectives except DISCM, 29.20 instead of
-/// 29.55, lower); `perturb_always_cd` as [`HomotopyOptions::perturb_always_cd`] says.
+/// Defaults: `mu_strategy adaptive`, `warm_start_init_point yes` for every NLP, the
+/// first included, `bound_relax_factor 0` (Ipopt would otherwise let G, H dip 1e-8
+/// below their bounds, and the products G_i H_i could not reach comp_tol),
+/// `mumps_pivtol 1e-8` (Ipopt's MA27/MA57 default; MUMPS's 1e-6 delays pivots on large
+/// OCPs), `perturb_always_cd` as [`HomotopyOptions::perturb_always_cd`] says.
+/// Evidence: `docs/evidence/mpcc.md`, "Ipopt defaults".
 fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> Result<(IpoptSolver, IpoptSolver)> {
     let mut ipopt = IpoptSolver::new(structure)?;
     set_common_ipopt_options(&mut ipopt, opts).set_option("mumps_pivtol", 1e-8);

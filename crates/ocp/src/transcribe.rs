@@ -41,10 +41,9 @@ fn finite_or(v: &[f64], big: f64) -> Vec<f64> {
 }
 
 /// Lays out the unknowns and returns the table: `x0` (when free), `u` of every
-/// interval, the element blocks (by kind: measured against element-major order on the
-/// motor OCP, MUMPS is faster per iteration there (N = 60: 12 instead of 22 ms), but
-/// the homotopy ends in worse local minima (N = 120: 0.818 instead of 0.774; the car's
-/// warm re-solve at T = 10 instead of 80/9)), then `T`, free parameters, slacks.
+/// interval, the element blocks (by kind, not element-major: the homotopy ends in
+/// better local minima; evidence: `docs/evidence/ocp.md`, "Variable order"), then `T`,
+/// free parameters, slacks.
 fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
     let mut t = VariableTable::default();
     let x_guess = ocp.x0.guess().to_vec();

@@ -36,21 +36,11 @@ pub struct ClsOcpOptions {
 }
 
 impl ClsOcpOptions {
-    /// The rigid-body OCP's homotopy: direct steering from σ_0 = 1, each NLP stopped
-    /// after 500 Ipopt iterations and resumed from its last iterate, up to 10
-    /// recoveries. Resting frictional contacts stall Ipopt and a resume frees it:
-    /// the three-box push (`examples/manipulation.rs`) takes 3 497 Ipopt iterations
-    /// and 349 s instead of 10 709 and 991 s (σ = 1e-2: 500 + 174 instead of 1 085;
-    /// σ = 1e-9: 500 + 41 instead of 3 000 + 867), same optimum (cost 24.8536, comp
-    /// residual 1e-9, B-stationary). Not the MPCC default: on the NOSBENCH
-    /// development set the cap cost DISCM 400 more iterations. The finish keeps its
-    /// defaults: on the three-box task (σ = 1e-7, 1 195 biactive pairs) its branch
-    /// NLPs ran 4 × 500 iterations each with `finish_resumes = 3` without
-    /// converging. The σ update is superlinear as for PSS optimal control
-    /// (`sigma_exponent = 2`, 2026-12-04): the push 2 665 instead of 3 287 Ipopt
-    /// iterations, the same cost 24.875446, B-stationary; the three-box task
-    /// (`task=three`) 7 095 instead of 7 180, cost 124.75 instead of 168.73, neither
-    /// B-stationary.
+    /// The rigid-body OCP's homotopy: direct steering from σ_0 = 1 with the superlinear σ
+    /// update (as for switched systems), each NLP stopped after 500 Ipopt iterations and
+    /// resumed from its last iterate, up to 10 recoveries: resting frictional contacts stall
+    /// Ipopt and a resume frees it. Not the MPCC default, where the cap costs iterations.
+    /// Evidence: `docs/evidence/cls.md`, "The rigid-body OCP homotopy".
     pub fn default_homotopy() -> HomotopyOptions {
         HomotopyOptions { max_iter: 500, max_recoveries: 10, sigma_exponent: 2.0, ..HomotopyOptions::scholtes_direct() }
     }
