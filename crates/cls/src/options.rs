@@ -1,8 +1,8 @@
 //! Options of the FESD-J discretization, validated once.
 
 use crate::error::{ClsError, Result};
+use fesd_discretization::{CrossComplementarity, StepEquilibration, StepEquilibrationHessian};
 use fesd_rk::{ButcherTableau, RkFamily};
-use fesd_sim::{CrossComplementarity, StepEquilibration, StepEquilibrationHessian};
 use serde::{Deserialize, Serialize};
 
 /// How the accelerations are obtained from `M(q) a = f + contact forces`.

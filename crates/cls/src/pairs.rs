@@ -4,7 +4,7 @@
 //! same point are paired.
 
 use casadi::SX;
-use fesd_sim::CrossComplementarity;
+use fesd_discretization::CrossComplementarity;
 
 /// An expression at point `at` of a finite element.
 #[derive(Clone)]

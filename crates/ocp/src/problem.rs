@@ -2,9 +2,9 @@
 
 use crate::error::{invalid, Result};
 use casadi::SX;
+use fesd_discretization::FesdOptions;
 use fesd_model::PssModel;
 use fesd_mpcc::HomotopyOptions;
-use fesd_sim::FesdOptions;
 
 /// The horizon T.
 #[derive(Clone, Debug, PartialEq)]
@@ -307,7 +307,7 @@ impl Ocp {
                 format!("{:?}: needs one count ≥ 1 per control interval ({}), or none", self.n_fe_per_interval, self.n_intervals),
             );
         }
-        if self.options.state_bounds_at_stages && self.options.fesd.irk_representation != fesd_sim::IrkRepresentation::Integral {
+        if self.options.state_bounds_at_stages && self.options.fesd.irk_representation != fesd_discretization::IrkRepresentation::Integral {
             return invalid(
                 "state_bounds_at_stages",
                 "needs the integral form (irk_representation Integral): the differential form's stage states are not unknowns",

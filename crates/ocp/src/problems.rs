@@ -3,8 +3,8 @@
 use crate::error::Result;
 use crate::problem::{Horizon, Ocp, TerminalConstraint};
 use casadi::SX;
+use fesd_discretization::{IrkRepresentation, StepEquilibration};
 use fesd_model::{PssModel, Representation, Subsystem};
-use fesd_sim::{IrkRepresentation, StepEquilibration};
 use std::f64::consts::PI;
 
 /// Time-optimal car with a turbo (FESD paper): q̇ = v, v̇ = u for v < 10 and 3u for

@@ -3,8 +3,8 @@
 use super::problem::ClsOcp;
 use super::transcribe::{transcribe, Transcription};
 use crate::error::{ClsError, Result};
+use fesd_discretization::VariableTable;
 use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
-use fesd_ocp::VariableTable;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 

@@ -10,9 +10,9 @@ use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
 use casadi::{Function, Mx, MX};
+use fesd_discretization::VariableTable;
 use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions};
 use fesd_mpcc::Mpcc;
-use fesd_ocp::VariableTable;
 
 /// The transcribed problem.
 pub(crate) struct Transcription {
