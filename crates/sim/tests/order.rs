@@ -12,6 +12,18 @@ use fesd_sim::{models, SimulationResult, Simulator, SimulatorOptions};
 /// 1e-14, on every homotopy the simulator may run.
 const COMP_TOL: f64 = 1e-13;
 
+/// Sets the order study's tolerances on every homotopy of `opts`.
+fn tighten(opts: &mut SimulatorOptions) {
+    opts.for_each_homotopy(|h| {
+        h.comp_tol = COMP_TOL;
+        h.sigma_n = Some(1e-14);
+        if h.sigma_0 < 1e-3 {
+            h.sigma_0 = 1e-13;
+        }
+        h.ipopt.push(("tol".into(), 1e-14.into()));
+    });
+}
+
 fn simulate(family: RkFamily, n_s: usize, fesd: bool, n: usize, tight: bool) -> SimulationResult {
     let t_end = std::f64::consts::FRAC_PI_2;
     let mut opts = SimulatorOptions { step: t_end / n as f64, n_steps: n, ..Default::default() };
@@ -19,14 +31,7 @@ fn simulate(family: RkFamily, n_s: usize, fesd: bool, n: usize, tight: bool) -> 
     opts.fesd.n_s = n_s;
     opts.fesd.use_fesd = fesd;
     if tight {
-        opts.for_each_homotopy(|h| {
-            h.comp_tol = COMP_TOL;
-            h.sigma_n = Some(1e-14);
-            if h.sigma_0 < 1e-3 {
-                h.sigma_0 = 1e-13;
-            }
-            h.ipopt.push(("tol".into(), 1e-14.into()));
-        });
+        tighten(&mut opts);
     }
     let mut sim = Simulator::new(&models::oscillator().unwrap(), opts).unwrap();
     let r = sim.simulate(&models::oscillator_x0(), &[], &[]).unwrap();
@@ -115,14 +120,7 @@ fn switch_elements_are_not_stretched() {
         let mut opts =
             SimulatorOptions { step: t_end / 14.0, n_steps: 14, max_switch_element_ratio: Some(f64::INFINITY), ..Default::default() };
         opts.fesd.n_s = 4;
-        opts.for_each_homotopy(|h| {
-            h.comp_tol = COMP_TOL;
-            h.sigma_n = Some(1e-14);
-            if h.sigma_0 < 1e-3 {
-                h.sigma_0 = 1e-13;
-            }
-            h.ipopt.push(("tol".into(), 1e-14.into()));
-        });
+        tighten(&mut opts);
         Simulator::new(&models::oscillator().unwrap(), opts).unwrap().simulate(&models::oscillator_x0(), &[], &[]).unwrap()
     };
     assert!(never.steps.iter().all(|s| !s.recut_at_switch));
