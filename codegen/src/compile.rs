@@ -6,12 +6,19 @@
 //! an entry runs no program: a cached kernel loads without a C compiler. Before an
 //! object is loaded its hash is checked; a truncated or altered object is deleted and
 //! rebuilt (or, if it cannot be deleted, reported with its path).
+//!
+//! The compiler runs in a process group of its own, behind a small `sh` wrapper that
+//! renames its output to `lib<module>.so.done` only once it succeeded: a process that
+//! ends while its compiler runs (a first result on interpreted kernels) leaves a
+//! complete object there or nothing, and the next build publishes it instead of
+//! compiling again. Temporary files older than the compile timeout are removed.
 
 use crate::context::GeneratedSource;
 use crate::error::{io_err, CodegenError, Result};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -73,6 +80,9 @@ pub struct CompileOptions {
     /// instead of being compiled (see [`crate::split_tables`]); `None` compiles every
     /// table. Default [`DEFAULT_TABLES_OUT_OF_LINE`]. Part of the cache key.
     pub tables_out_of_line: Option<usize>,
+    /// The C compiler command, split on whitespace (e.g. `ccache gcc`); default `$CC`,
+    /// else `cc`. Part of the cache key.
+    pub compiler: Option<String>,
 }
 
 /// Default of [`CompileOptions::tables_out_of_line`]: arrays of 256 entries or more.
@@ -86,6 +96,7 @@ impl Default for CompileOptions {
             extra_flags: Vec::new(),
             timeout: None,
             tables_out_of_line: Some(DEFAULT_TABLES_OUT_OF_LINE),
+            compiler: None,
         }
     }
 }
@@ -138,11 +149,12 @@ pub fn compiler_runs() -> usize {
     COMPILER_RUNS.with(|c| c.get())
 }
 
-/// The compiler command: `$CC` (split on whitespace, e.g. `ccache gcc`) or `cc`,
-/// then our flags. Nothing is run to find it.
+/// The compiler command: [`CompileOptions::compiler`], else `$CC` (split on
+/// whitespace, e.g. `ccache gcc`), else `cc`, then our flags. Nothing is run to find it.
 fn compiler_command(opts: &CompileOptions) -> Vec<String> {
-    let mut cmd: Vec<String> = match std::env::var("CC") {
-        Ok(cc) if !cc.trim().is_empty() => cc.split_whitespace().map(String::from).collect(),
+    let given = opts.compiler.clone().filter(|c| !c.trim().is_empty()).or_else(|| std::env::var("CC").ok());
+    let mut cmd: Vec<String> = match given {
+        Some(cc) if !cc.trim().is_empty() => cc.split_whitespace().map(String::from).collect(),
         _ => vec!["cc".to_string()],
     };
     // CasADi's code for a map over an empty input passes `0 + i*0` as a pointer; that is
@@ -253,9 +265,22 @@ fn publish_file(file: &Path, tmp: &Path, write: impl FnOnce(&Path) -> std::io::R
 /// Compiles `src` into `<cache>/<module>-<key>/lib<module>.so` unless a verified copy
 /// is there. Returns the path and what the cache had.
 pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Result<(PathBuf, CacheOutcome)> {
+    cached_or_compiled(src, opts, true).map(|found| found.expect("compiles when missing"))
+}
+
+/// The verified object of `src` if the cache has it (or an earlier process's compiler
+/// finished it), without compiling.
+pub(crate) fn cached_shared(src: &GeneratedSource, opts: &CompileOptions) -> Result<Option<PathBuf>> {
+    cached_or_compiled(src, opts, false).map(|found| found.map(|(path, _)| path))
+}
+
+fn cached_or_compiled(src: &GeneratedSource, opts: &CompileOptions, compile: bool) -> Result<Option<(PathBuf, CacheOutcome)>> {
     let command = compiler_command(opts);
     let key = cache_key(src, &command, opts.tables_out_of_line);
     let dir = opts.resolved_cache_dir().join(format!("{}-{key}", src.module));
+    if !compile && !dir.is_dir() {
+        return Ok(None);
+    }
     std::fs::create_dir_all(&dir).map_err(io_err("creating", &dir))?;
     let lib = dir.join(format!("lib{}.so", src.module));
     let tables = tables_path(&lib);
@@ -264,9 +289,22 @@ pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Re
     let lock = File::create(&lock_path).map_err(io_err("creating", &lock_path))?;
     lock.lock().map_err(io_err("locking", &lock_path))?;
     let mut outcome = CacheOutcome::Compiled;
+    let finished = finished_path(&lib);
+    remove_stale_temporaries(&dir, opts.resolved_timeout());
     match verify(&lib) {
-        Ok(Some(())) => return Ok((lib, CacheOutcome::Hit)),
+        Ok(Some(())) => {
+            let _ = std::fs::remove_file(&finished);
+            return Ok(Some((lib, CacheOutcome::Hit)));
+        }
+        Ok(None) if finished.exists() && tables.exists() => {
+            // An earlier process ended while its compiler ran; the compiler finished.
+            if publish_file(&lib, &finished, |_| Ok(())).and_then(|()| File::open(&dir)?.sync_all()).is_ok() {
+                return Ok(Some((lib, CacheOutcome::Hit)));
+            }
+        }
+        Ok(None) if !compile => return Ok(None),
         Ok(None) => {}
+        Err(_) if !compile => return Ok(None),
         Err(reason) => {
             std::fs::remove_file(&lib).map_err(|e| CodegenError::CorruptCache {
                 path: lib.clone(),
@@ -283,33 +321,59 @@ pub(crate) fn compile_shared(src: &GeneratedSource, opts: &CompileOptions) -> Re
         None => (src.c_source.clone(), crate::tables::ConstantTables::default()),
     };
     let c_file = GeneratedSource { c_source, ..src.clone() }.write_to(&dir)?;
-    let tmp = dir.join(format!(".lib{}.so.{}.tmp", src.module, std::process::id()));
-    run_compiler(&command, &c_file, &tmp, opts.resolved_timeout())?;
-    // The tables first: the object's rename is what makes the entry visible.
+    // The tables first (a finished object left by this run needs them); the object's
+    // rename is what makes the entry visible.
     let tmp_tables = dir.join(format!(".lib{}.tables.{}.tmp", src.module, std::process::id()));
-    publish_file(&tables, &tmp_tables, |p| std::fs::write(p, data.to_bytes()))
-        .and_then(|()| publish_file(&lib, &tmp, |_| Ok(())))
-        .and_then(|()| File::open(&dir)?.sync_all())
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            io_err("publishing into", &lib)(e)
-        })?;
-    Ok((lib, outcome))
+    publish_file(&tables, &tmp_tables, |p| std::fs::write(p, data.to_bytes())).map_err(io_err("publishing into", &tables))?;
+    let tmp = dir.join(format!(".lib{}.so.{}.tmp", src.module, std::process::id()));
+    run_compiler(&command, &c_file, &tmp, &finished, opts.resolved_timeout())?;
+    publish_file(&lib, &finished, |_| Ok(())).and_then(|()| File::open(&dir)?.sync_all()).map_err(|e| {
+        let _ = std::fs::remove_file(&finished);
+        io_err("publishing into", &lib)(e)
+    })?;
+    Ok(Some((lib, outcome)))
 }
 
-/// Runs the compiler on `c_file` into `out`, killing it after `timeout`.
-fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration) -> Result<()> {
+/// Where the compiler's wrapper puts a successfully compiled object of `lib`.
+fn finished_path(lib: &Path) -> PathBuf {
+    let mut name = lib.as_os_str().to_owned();
+    name.push(".done");
+    PathBuf::from(name)
+}
+
+/// Removes temporary files in `dir` not touched for longer than `timeout`: left by a
+/// process that ended while writing them, since a compiler would have been killed.
+fn remove_stale_temporaries(dir: &Path, timeout: Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let stale = entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|age| age > timeout));
+        if stale && entry.file_name().to_string_lossy().ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Runs the compiler on `c_file` into `out`, renamed to `finished` when it succeeds,
+/// killing it after `timeout`. The compiler runs in a process group of its own behind
+/// an `sh` wrapper that does the rename, so it finishes (or leaves nothing under
+/// `finished`) even if this process ends first.
+fn run_compiler(command: &[String], c_file: &Path, out: &Path, finished: &Path, timeout: Duration) -> Result<()> {
     COMPILER_RUNS.with(|c| c.set(c.get() + 1));
-    let mut child = Command::new(&command[0])
-        .args(&command[1..])
-        .arg("-o")
+    let wrapper = r#"out=$1; finished=$2; shift 2; "$@" -o "$out" && mv -f "$out" "$finished"; status=$?; rm -f "$out"; exit $status"#;
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(wrapper)
+        .arg("sh")
         .arg(out)
+        .arg(finished)
+        .args(command)
         .arg(c_file)
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| CodegenError::NoCompiler(format!("could not run `{}`: {e} (set CC to a C compiler)", command[0])))?;
+        .map_err(|e| CodegenError::NoCompiler(format!("could not run `sh` to start `{}`: {e}", command[0])))?;
     // Drain stderr on a thread so a chatty compiler cannot block on a full pipe.
     let mut stderr = child.stderr.take();
     let reader = std::thread::spawn(move || {
@@ -324,6 +388,8 @@ fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() >= timeout => {
+                // The whole group: the wrapper and the compiler it started.
+                let _ = Command::new("kill").arg("-KILL").arg("--").arg(format!("-{}", child.id())).status();
                 let _ = child.kill();
                 let _ = child.wait();
                 let _ = std::fs::remove_file(out);
@@ -336,6 +402,10 @@ fn run_compiler(command: &[String], c_file: &Path, out: &Path, timeout: Duration
     let stderr = reader.join().unwrap_or_default();
     if !status.success() {
         let _ = std::fs::remove_file(out);
+        // The shell's own message when the compiler is missing (exit 127 or 126).
+        if matches!(status.code(), Some(126 | 127)) {
+            return Err(CodegenError::NoCompiler(format!("could not run `{}` (set CC to a C compiler): {}", command[0], stderr.trim())));
+        }
         return Err(CodegenError::CompileFailed { source_file: c_file.to_path_buf(), stderr });
     }
     Ok(())

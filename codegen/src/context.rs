@@ -1,6 +1,6 @@
 //! Collecting functions and rendering them as one C translation unit.
 
-use crate::compile::{compile_shared, CompileOptions};
+use crate::compile::{cached_shared, compile_shared, CacheOutcome, CompileOptions};
 use crate::error::{io_err, CodegenError, Result};
 use crate::library::KernelLibrary;
 use casadi::{CodeGenerator, CodegenOptions, Function};
@@ -99,6 +99,15 @@ impl GeneratedSource {
     pub fn compile(&self, opts: &CompileOptions) -> Result<KernelLibrary> {
         let (path, outcome) = compile_shared(self, opts)?;
         KernelLibrary::open(&path, self, outcome)
+    }
+
+    /// The cached object of this source, loaded, if the cache has it (or an earlier
+    /// process's compiler finished it); never runs a compiler.
+    pub fn cached(&self, opts: &CompileOptions) -> Result<Option<KernelLibrary>> {
+        match cached_shared(self, opts)? {
+            Some(path) => KernelLibrary::open(&path, self, CacheOutcome::Hit).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Writes `<dir>/<module>.c` and `<dir>/<module>.h`; returns the `.c` path.

@@ -1,5 +1,6 @@
 //! Fault injection on the kernel cache and the compiler: damaged entries are rebuilt,
-//! a cached kernel loads without any compiler, a hanging compiler is stopped, and an
+//! a cached kernel loads without any compiler, a hanging compiler is stopped, an object
+//! finished after its process ended is picked up, and an
 //! empty `FESD_KERNEL_CACHE` means "unset". One test in this file, because it changes
 //! process-wide environment variables (`CC`, `FESD_KERNEL_CACHE`).
 
@@ -101,7 +102,26 @@ fn kernel_cache_and_compiler_faults() {
     assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
     std::env::remove_var("CC");
 
-    // 5. An empty FESD_KERNEL_CACHE is treated as unset (not the current directory).
+    // 5. An object finished by the compiler of a process that ended first (left as
+    //    `lib<module>.so.done` by the compiler's wrapper) is published without a
+    //    compiler run; a stale temporary of such a process is removed.
+    let first = context("fault_orphan", 11.0).compile(&opts).unwrap();
+    let lib = first.path().to_path_buf();
+    drop(first);
+    let finished = lib.with_extension("so.done");
+    std::fs::rename(&lib, &finished).unwrap();
+    std::fs::remove_file(lib.with_extension("so.sha256")).unwrap();
+    let stale = lib.with_file_name(".libfault_orphan.so.4242.tmp");
+    std::fs::write(&stale, b"partial").unwrap();
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options().write(true).open(&stale).unwrap().set_modified(old).unwrap();
+    let runs = fesd_codegen::compiler_runs();
+    let picked = context("fault_orphan", 11.0).compile(&opts).unwrap();
+    assert_eq!(fesd_codegen::compiler_runs(), runs, "compiled again instead of publishing the finished object");
+    assert!(picked.cache_hit() && !finished.exists() && !stale.exists());
+    check_values(&picked, 11.0);
+
+    // 6. An empty FESD_KERNEL_CACHE is treated as unset (not the current directory).
     std::env::set_var("FESD_KERNEL_CACHE", "");
     let dir = CompileOptions::default().resolved_cache_dir();
     assert!(dir.is_absolute() && dir.ends_with("kernels"), "{}", dir.display());

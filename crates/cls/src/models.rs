@@ -37,6 +37,17 @@ pub fn point_in_space(eps: f64, mu: f64, force: [f64; 2]) -> Result<ClsModel> {
     Ok(ClsModel::new(q, v).with_forces(SX::from_slice(&[force[0], force[1], -G])).with_contact(contact))
 }
 
+/// A unit box of side 1 on the ground, q = (x, y) its centre (gap y − ½, Coulomb
+/// friction `mu` along x, no restitution), pushed by a horizontal force u (the control).
+pub fn pushed_box(mu: f64) -> Result<ClsModel> {
+    let q = SX::sym("q", 2);
+    let v = SX::sym("v", 2);
+    let u = SX::sym("u", 1);
+    let contact = Contact::new(q.at(1)? - 0.5).friction(mu, SX::from_slice(&[1.0, 0.0]));
+    let forces = SX::vertcat(&[&u, &SX::scalar(-G)])?;
+    Ok(ClsModel::new(q, v).with_controls(u).with_forces(forces).with_contact(contact))
+}
+
 /// Two unit-mass balls of radius 0.2 on a vertical line joined by a spring (stiffness
 /// `k`, rest length 1): q = (q1, q2) the heights of the lower and the upper ball;
 /// the lower one meets the ground (gap q1 − 0.2) with restitution `eps`.

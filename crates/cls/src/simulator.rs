@@ -5,7 +5,7 @@ use crate::error::{ClsError, Result};
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use crate::step::ClsStep;
-use fesd_mpcc::{HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
 use fesd_sim::{SimulatorOptions, DUAL_START_AFTER, DUAL_START_STALL};
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +35,9 @@ pub struct ClsSimulatorOptions {
     pub warm_start_duals: bool,
     /// A normal impulse above this is reported as an impact (default 1e-6).
     pub impact_tol: f64,
+    /// How the step problem's kernels are evaluated (default [`Kernels::Auto`], as
+    /// `fesd_sim::SimulatorOptions::kernels`).
+    pub kernels: Kernels,
 }
 
 impl Default for ClsSimulatorOptions {
@@ -51,6 +54,7 @@ impl Default for ClsSimulatorOptions {
             max_step_halvings: 5,
             warm_start_duals: true,
             impact_tol: 1e-6,
+            kernels: Kernels::default(),
         }
     }
 }
@@ -190,7 +194,7 @@ impl ClsSimulator {
     pub fn new(model: &ClsModel, opts: ClsSimulatorOptions) -> Result<ClsSimulator> {
         opts.validate()?;
         let step = ClsStep::new(model, &opts.cls)?;
-        let solver = MpccSolver::new(&step.mpcc, opts.homotopies[0].clone())?;
+        let solver = MpccSolver::with_kernels(&step.mpcc, opts.homotopies[0].clone(), &CompileOptions::default(), opts.kernels)?;
         Ok(ClsSimulator { step, solver, opts, n_u: model.u.numel(), n_p: model.p.numel() })
     }
 

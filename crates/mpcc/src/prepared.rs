@@ -102,9 +102,10 @@ impl MpccSolver {
             // written once the module is there.
             let compile = compile.clone();
             solver.background_compile = Some(std::thread::spawn(move || {
-                let library = pending.compile_and_load(&compile).ok()?.path().to_path_buf();
+                let started = Instant::now();
+                let library = pending.compile_and_load(&compile).map_err(|e| e.to_string())?.path().to_path_buf();
                 Prepared { library: library.clone(), ..record }.store(&key, &compile);
-                Some(library)
+                Ok((library, started.elapsed()))
             }));
         }
         solver.set_build_time(started.elapsed());

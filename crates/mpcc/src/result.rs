@@ -59,6 +59,10 @@ pub struct HomotopyStep {
     /// [`ipopt::Solution::non_finite`]).
     #[serde(default)]
     pub non_finite: Option<String>,
+    /// True if CasADi evaluated this NLP's functions (its compiled kernels were not
+    /// ready yet; see `Kernels::Auto`).
+    #[serde(default)]
+    pub interpreted: bool,
 }
 
 /// What the active-set finish certified about the returned point.

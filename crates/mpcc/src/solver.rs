@@ -62,18 +62,15 @@ pub struct MpccSolver {
     prepared: bool,
     /// How [`MpccSolver::from_file`] spent its time, phase by phase.
     start_up: Vec<(&'static str, Duration)>,
-    /// The module compiling on another thread (joined on drop): its path, once built.
-    pub(crate) background_compile: Option<std::thread::JoinHandle<Option<std::path::PathBuf>>>,
+    /// The module compiling on another thread: its path once built, or the compiler's
+    /// error. Not joined on drop: the compiler finishes the object for the next run.
+    pub(crate) background_compile: Option<BackgroundCompile>,
+    /// Why the kernels compiling beside the solve could not be used, once known.
+    compile_error: Option<String>,
 }
 
-impl Drop for MpccSolver {
-    /// Waits for a module still compiling for the next run (see [`Kernels::Auto`]).
-    fn drop(&mut self) {
-        if let Some(handle) = self.background_compile.take() {
-            let _ = handle.join();
-        }
-    }
-}
+/// A module compiling on another thread: its path, or why it could not be built.
+pub(crate) type BackgroundCompile = std::thread::JoinHandle<std::result::Result<(std::path::PathBuf, Duration), String>>;
 
 struct Evaluated {
     objective: f64,
@@ -96,6 +93,26 @@ impl MpccSolver {
     /// run; compiled kernels are used if the cache already has them).
     pub fn interpreted<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions) -> Result<Self> {
         Self::build(mpcc, opts, &CompileOptions::default(), Kernels::Interpreted).map(|(solver, _)| solver)
+    }
+
+    /// As [`MpccSolver::new`], the kernels obtained as `kernels` says: with
+    /// [`Kernels::Auto`] and nothing cached the solver is returned at once, evaluated
+    /// by CasADi, while the C compiles on another thread; the homotopy switches to the
+    /// compiled kernels at the first NLP that starts after the compiler is done.
+    pub fn with_kernels<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<Self> {
+        let (mut solver, pending) = Self::build(mpcc, opts, compile, kernels)?;
+        if let Some(pending) = pending {
+            if solver.opts.verbosity >= 1 {
+                println!("kernels: not in the cache; CasADi evaluates them while their C compiles on another thread");
+            }
+            let compile = compile.clone();
+            solver.background_compile = Some(std::thread::spawn(move || {
+                let started = Instant::now();
+                let lib = pending.compile_and_load(&compile).map_err(|e| e.to_string())?;
+                Ok((lib.path().to_path_buf(), started.elapsed()))
+            }));
+        }
+        Ok(solver)
     }
 
     /// The solver, its kernels obtained as `kernels` says; with [`Kernels::Auto`] and no
@@ -163,6 +180,7 @@ impl MpccSolver {
             prepared: false,
             start_up: Vec::new(),
             background_compile: None,
+            compile_error: None,
             opts,
         })
     }
@@ -187,17 +205,52 @@ impl MpccSolver {
         self.w0.iter().copied().chain(std::iter::repeat_n(sigma, self.layout.n_slack)).collect()
     }
 
-    /// Joins the background compiler (if any) and swaps in its module's kernels.
-    fn adopt_compiled_kernels(&mut self) {
+    /// Joins the background compiler (if any) and swaps in its module's kernels; if
+    /// that fails, keeps CasADi's evaluation and the reason
+    /// ([`MpccSolver::compile_error`], printed once at verbosity ≥ 1).
+    pub(crate) fn adopt_compiled_kernels(&mut self) {
         let Some(handle) = self.background_compile.take() else { return };
-        let Ok(Some(library)) = handle.join() else { return };
+        let started = Instant::now();
+        let (library, compile_time) = match handle.join() {
+            Ok(Ok(done)) => done,
+            Ok(Err(reason)) => return self.keep_interpreted(reason),
+            Err(_) => return self.keep_interpreted("the compiling thread panicked".into()),
+        };
         let dims = module_dims(&self.layout, self.n_w, self.n_g, self.p0.len(), self.branch.is_some());
-        let Ok(Some(mut built)) = CompiledNlp::load_group(&library, MODULE, &dims, &[format!("{MODULE}_report")]) else { return };
-        let relaxed = built.remove(0);
+        let mut built = match CompiledNlp::load_group(&library, MODULE, &dims, &[format!("{MODULE}_report")]) {
+            Ok(Some(built)) => built,
+            Ok(None) => return self.keep_interpreted(format!("{} does not hold this solver's kernels", library.display())),
+            Err(e) => return self.keep_interpreted(e.to_string()),
+        };
+        let mut relaxed = built.remove(0);
         if let (Some(branch), Some(compiled)) = (self.branch.as_mut(), built.pop()) {
             branch.compiled = compiled;
         }
+        relaxed.continue_eval_stats(&self.compiled);
+        let before = self.compiled.build_report();
+        relaxed.set_build_report(BuildReport {
+            compile_and_load: compile_time + started.elapsed(),
+            interpreted: false,
+            compiled_in_background: true,
+            ..before
+        });
         self.compiled = relaxed;
+        if self.opts.verbosity >= 1 {
+            println!("kernels: compiled module loaded ({:.3} s); the following NLPs evaluate compiled C", started.elapsed().as_secs_f64());
+        }
+    }
+
+    fn keep_interpreted(&mut self, reason: String) {
+        if self.opts.verbosity >= 1 {
+            println!("kernels: the compiled kernels cannot be used ({reason}); CasADi goes on evaluating them");
+        }
+        self.compile_error = Some(reason);
+    }
+
+    /// Why the kernels compiling beside the solve (see [`Kernels::Auto`]) could not be
+    /// used, e.g. the compiler's error; the solver then goes on with CasADi's evaluation.
+    pub fn compile_error(&self) -> Option<&str> {
+        self.compile_error.as_deref()
     }
 
     pub(crate) fn set_build_time(&mut self, t: Duration) {
@@ -389,7 +442,7 @@ impl MpccSolver {
 
     fn print_row(row: &HomotopyStep) {
         println!(
-            "{:>3} {:>10.3e} {:<34} {:>5} {:>15.8e} {:>10.3e} {:>9.4}{}",
+            "{:>3} {:>10.3e} {:<34} {:>5} {:>15.8e} {:>10.3e} {:>9.4}{}{}",
             row.k,
             row.sigma,
             format!("{:?}", row.ipopt_status),
@@ -397,7 +450,8 @@ impl MpccSolver {
             row.objective,
             row.comp_residual,
             row.wall_time,
-            if row.recovery { "  (recovery)" } else { "" }
+            if row.recovery { "  (recovery)" } else { "" },
+            if row.interpreted { "  (CasADi-evaluated)" } else { "" }
         );
     }
 

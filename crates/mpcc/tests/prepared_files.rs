@@ -123,11 +123,12 @@ fn auto_kernels_solve_by_casadi_first_and_compile_for_the_next_run() {
         assert!(solver.kernels_interpreted() && !solver.prepared_from_cache());
         assert_same(&compiled, &solver.solve());
     }
-    // Auto: the first run is evaluated by CasADi while the module compiles beside it
-    // (dropping the solver waits for it); the next run is prepared and compiled.
+    // Auto: the first run is evaluated by CasADi while the module compiles beside it;
+    // once the compiler is done, the next run is prepared and compiled.
     let mut first = MpccSolver::from_file(&file, opts.clone(), &compile, Kernels::Auto).unwrap();
     assert!(first.kernels_interpreted());
     assert_same(&compiled, &first.solve());
+    assert!(first.wait_for_compiled_kernels());
     drop(first);
     let mut second = MpccSolver::from_file(&file, opts, &compile, Kernels::Auto).unwrap();
     assert!(second.prepared_from_cache() && !second.kernels_interpreted() && second.kernels_cached());

@@ -142,17 +142,23 @@ fn kernel_names(dims: &[NlpDims], extras: &[String]) -> Vec<String> {
     names
 }
 
-/// Timings of [`CompiledNlp::build`].
+/// How the kernels of [`CompiledNlp::build`] were obtained.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BuildReport {
     /// Deriving derivatives and rendering C (on a cache hit: finding the entry).
     pub codegen: Duration,
-    /// Compiling (zero-ish on a cache hit) and loading.
+    /// Compiling (zero-ish on a cache hit) and loading; for kernels compiled beside a
+    /// solve, the compiler's run on its thread.
     pub compile_and_load: Duration,
     /// True if the compiled object came from the cache.
     pub cache_hit: bool,
     /// True if CasADi evaluates the functions (no compiled object yet).
     pub interpreted: bool,
+    /// Bytes of generated C (0 when the module came from the cache without it).
+    pub c_bytes: usize,
+    /// True if the kernels were compiled on another thread while CasADi evaluated
+    /// them, and adopted during or after a solve.
+    pub compiled_in_background: bool,
 }
 
 /// A module's generated C, not compiled yet (see
@@ -164,6 +170,11 @@ pub struct PendingModule {
 }
 
 impl PendingModule {
+    /// Bytes of the module's generated C.
+    pub fn c_bytes(&self) -> usize {
+        self.source.c_source.len()
+    }
+
     /// Compiles the module (or finds it in the cache), loads it and records it under its
     /// alias, so that the next build of the same NLPs loads it without generating C.
     /// Calls no CasADi, so it may run on another thread while a solve goes on.
@@ -227,15 +238,23 @@ impl CompiledNlp {
     ) -> Result<Vec<CompiledNlp>> {
         let t0 = Instant::now();
         let (alias, dims, extra_names, cached) = Self::find_cached(nlps, module, extras, opts)?;
+        let mut c_bytes = None;
         let (lib, t1) = match cached {
             Some(lib) => (lib, Instant::now()),
             None => {
                 let pending = PendingModule { source: Self::render(module, &Self::functions(nlps, extras)?)?, alias };
+                c_bytes = Some(pending.c_bytes());
                 let t1 = Instant::now();
                 (pending.compile_and_load(opts)?, t1)
             }
         };
-        let report = BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit(), interpreted: false };
+        let report = BuildReport {
+            codegen: t1 - t0,
+            compile_and_load: t1.elapsed(),
+            cache_hit: lib.cache_hit(),
+            c_bytes: c_bytes.unwrap_or(0),
+            ..BuildReport::default()
+        };
         Self::assemble(&lib, &dims, &extra_names, report)
     }
 
@@ -252,11 +271,14 @@ impl CompiledNlp {
         let t0 = Instant::now();
         let (alias, dims, extra_names, cached) = Self::find_cached(nlps, module, extras, opts)?;
         if let Some(lib) = cached {
-            let report = BuildReport { codegen: t0.elapsed(), compile_and_load: Duration::ZERO, cache_hit: true, interpreted: false };
+            let report = BuildReport { codegen: t0.elapsed(), cache_hit: true, ..BuildReport::default() };
             return Ok((Self::assemble(&lib, &dims, &extra_names, report)?, None));
         }
         let functions = Self::functions(nlps, extras)?;
         let mut built = Vec::with_capacity(nlps.len());
+        // CasADi's virtual machine on the functions as they are, not expanded to SX:
+        // measured (docs/evidence/ocp.md, "First result") it follows the compiled
+        // kernels' Ipopt path, where the expansion's rounding changed it.
         let interpreted = |f: &Function| Interpreted::new(f.clone()).map(Evaluator::Interpreted);
         for (i, (nlp, _)) in nlps.iter().enumerate() {
             let own = &functions[KERNELS.len() * i..KERNELS.len() * (i + 1)];
@@ -266,7 +288,14 @@ impl CompiledNlp {
             built.push(CompiledNlp::from_parts(nlp.x.nrow(), nlp.g.nrow(), nlp.p.nrow(), kernels, extras, None, BuildReport::default()));
         }
         let pending = PendingModule { source: Self::render(module, &functions)?, alias };
-        let report = BuildReport { codegen: t0.elapsed(), compile_and_load: Duration::ZERO, cache_hit: false, interpreted: true };
+        // The object may be there without its alias: compiled by a process that ended
+        // before it could record it.
+        if let Some(lib) = pending.source.cached(opts)? {
+            let _ = lib.record_alias(&pending.alias, opts);
+            let report = BuildReport { codegen: t0.elapsed(), cache_hit: true, c_bytes: pending.c_bytes(), ..BuildReport::default() };
+            return Ok((Self::assemble(&lib, &dims, &extra_names, report)?, None));
+        }
+        let report = BuildReport { codegen: t0.elapsed(), interpreted: true, c_bytes: pending.c_bytes(), ..BuildReport::default() };
         for nlp in &mut built {
             nlp.report = report;
         }
@@ -325,7 +354,7 @@ impl CompiledNlp {
         let Some(lib) = KernelLibrary::load_verified(library, module, &kernel_names(dims, extras))? else {
             return Ok(None);
         };
-        let report = BuildReport { codegen: Duration::ZERO, compile_and_load: t0.elapsed(), cache_hit: true, interpreted: false };
+        let report = BuildReport { compile_and_load: t0.elapsed(), cache_hit: true, ..BuildReport::default() };
         let built = Self::assemble(&lib, dims, extras, report)?;
         for (nlp, d) in built.iter().zip(dims) {
             let jac = nlp.jac_g.sparsity_out(0);
@@ -459,6 +488,22 @@ impl CompiledNlp {
     /// Hessian (usually the costliest kernel).
     pub fn hessian_eval_time(&self) -> Duration {
         self.hessian_time
+    }
+
+    /// Replaces the report of how these kernels were obtained.
+    pub fn set_build_report(&mut self, report: BuildReport) {
+        self.report = report;
+    }
+
+    /// Takes over `previous`'s parameter values and evaluation counts: for kernels
+    /// that replace `previous` (the same functions, compiled) in the middle of a run.
+    pub fn continue_eval_stats(&mut self, previous: &CompiledNlp) {
+        if self.p.len() == previous.p.len() {
+            self.p.clone_from(&previous.p);
+        }
+        self.eval_time += previous.eval_time;
+        self.evaluations += previous.evaluations;
+        self.hessian_time += previous.hessian_time;
     }
 
     /// Resets [`CompiledNlp::eval_stats`] and [`CompiledNlp::hessian_eval_time`].

@@ -4,7 +4,7 @@ use crate::error::{invalid, Result};
 use casadi::SX;
 use fesd_discretization::FesdOptions;
 use fesd_model::PssModel;
-use fesd_mpcc::HomotopyOptions;
+use fesd_mpcc::{HomotopyOptions, Kernels};
 
 /// The horizon T.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,6 +162,12 @@ pub struct OcpOptions {
     /// the exact equilibration Hessian (`FesdOptions::for_expansion`).
     /// Evidence: `docs/evidence/ocp.md`, "expand".
     pub expand: bool,
+    /// How the kernels are evaluated (default [`Kernels::Auto`]: on a cold cache the
+    /// first solve starts at once on CasADi's evaluation while the C compiles on another
+    /// thread, and the homotopy switches to the compiled kernels once they are there).
+    /// With `expand` CasADi always evaluates, so `Compiled` is refused.
+    /// Evidence: `docs/evidence/ocp.md`, "First result".
+    pub kernels: Kernels,
 }
 
 impl OcpOptions {
@@ -182,7 +188,13 @@ fn deserialize_homotopy<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::
 
 impl Default for OcpOptions {
     fn default() -> Self {
-        OcpOptions { fesd: FesdOptions::default(), homotopy: OcpOptions::default_homotopy(), state_bounds_at_stages: false, expand: false }
+        OcpOptions {
+            fesd: FesdOptions::default(),
+            homotopy: OcpOptions::default_homotopy(),
+            state_bounds_at_stages: false,
+            expand: false,
+            kernels: Kernels::default(),
+        }
     }
 }
 
@@ -278,6 +290,12 @@ impl Ocp {
         self.model.validate()?;
         self.options.fesd.validate()?;
         self.options.homotopy.validate()?;
+        if self.options.expand && self.options.kernels == Kernels::Compiled {
+            return invalid(
+                "kernels",
+                "\"compiled\" contradicts expand = true, whose NLP CasADi evaluates (use \"auto\" or \"interpreted\")",
+            );
+        }
         let (n_x, n_u, n_p) = (self.model.n_x(), self.model.u.nrow(), self.model.p.nrow());
         if self.n_intervals == 0 {
             return invalid("n_intervals", "needs at least one control interval");

@@ -90,7 +90,7 @@ impl OcpSolver {
         let solver = if ocp.options.expand {
             MpccSolver::interpreted(&expanded(&t.mpcc)?, ocp.options.homotopy.clone())?
         } else {
-            MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?
+            MpccSolver::with_kernels(&t.mpcc, ocp.options.homotopy.clone(), compile, ocp.options.kernels)?
         };
         Ok(OcpSolver {
             ocp: ocp.clone(),
@@ -118,6 +118,14 @@ impl OcpSolver {
     /// The MPCC solver underneath (its NLP's structure, options, build report).
     pub fn mpcc_solver(&self) -> &MpccSolver {
         &self.solver
+    }
+
+    /// Waits for kernels compiling beside the first solves (`kernels = auto` on a cold
+    /// cache) and makes the following solves evaluate them; true if this solver's
+    /// kernels are compiled afterwards (false, e.g., without a C compiler: see
+    /// [`MpccSolver::compile_error`]).
+    pub fn wait_for_compiled_kernels(&mut self) -> bool {
+        self.solver.wait_for_compiled_kernels()
     }
 
     /// The variable table.

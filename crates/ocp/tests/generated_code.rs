@@ -4,7 +4,7 @@
 //! asserted; `cargo run --release --example ocp_scaling` prints the compile times.
 
 use fesd_model::Representation;
-use fesd_mpcc::CompileOptions;
+use fesd_mpcc::{CompileOptions, Kernels};
 use fesd_ocp::{problems, OcpSolver};
 
 /// Bytes of the compiled C and of the constant tables of the car OCP with `n`
@@ -12,7 +12,9 @@ use fesd_ocp::{problems, OcpSolver};
 fn generated_bytes(n: usize, n_fe: usize) -> (u64, u64) {
     let cache = tempfile::tempdir().unwrap();
     let compile = CompileOptions { cache_dir: Some(cache.path().to_path_buf()), ..Default::default() };
-    let solver = OcpSolver::with_compile_options(&problems::car_turbo(n, n_fe, Representation::Stewart).unwrap(), &compile).unwrap();
+    let mut ocp = problems::car_turbo(n, n_fe, Representation::Stewart).unwrap();
+    ocp.options.kernels = Kernels::Compiled;
+    let solver = OcpSolver::with_compile_options(&ocp, &compile).unwrap();
     assert!(!solver.build_report().cache_hit);
     let (mut c, mut tables) = (0, 0);
     for entry in std::fs::read_dir(cache.path()).unwrap().flatten().filter(|e| e.path().is_dir()) {

@@ -5,7 +5,7 @@ use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
 use fesd_discretization::FesdOptions;
 use fesd_model::{PssModel, SubsystemLowering};
-use fesd_mpcc::{DualStart, HomotopyOptions, MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{CompileOptions, DualStart, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -113,6 +113,10 @@ pub struct SimulatorOptions {
     /// `f64::INFINITY` never re-cuts. Without it the error of a high-order simulation
     /// depends on where a switch falls instead of falling with h. Evidence: `docs/evidence/sim.md`, "Switch elements".
     pub max_switch_element_ratio: Option<f64>,
+    /// How the step problem's kernels are evaluated (default [`Kernels::Auto`]: on a
+    /// cold cache the first steps run on CasADi's evaluation while the C compiles beside
+    /// them; the steps after the compiler is done use the compiled kernels).
+    pub kernels: Kernels,
 }
 
 impl Default for SimulatorOptions {
@@ -136,6 +140,7 @@ impl Default for SimulatorOptions {
             warm_start_duals: true,
             neutral_start_max_iter: 45,
             max_switch_element_ratio: None,
+            kernels: Kernels::default(),
         }
     }
 }
@@ -716,7 +721,7 @@ impl Simulator {
             .first()
             .cloned()
             .ok_or(SimError::InvalidOption { name: "homotopies", reason: "needs at least one homotopy".into() })?;
-        let mut solver = MpccSolver::new(&interval.mpcc, first.clone())?;
+        let mut solver = MpccSolver::with_kernels(&interval.mpcc, first.clone(), &CompileOptions::default(), opts.kernels)?;
         // Check every schedule now rather than at the first step that needs it.
         for h in opts.homotopies.iter().skip(1).chain(&opts.fallback_homotopy) {
             solver.set_options(h.clone())?;

@@ -5,7 +5,7 @@ use crate::error::{ClsError, Result};
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use casadi::{Function, SX};
-use fesd_mpcc::HomotopyOptions;
+use fesd_mpcc::{HomotopyOptions, Kernels};
 use serde::{Deserialize, Serialize};
 
 /// Options of a rigid-body OCP.
@@ -33,6 +33,9 @@ pub struct ClsOcpOptions {
     /// JSON leaves out.
     #[serde(deserialize_with = "deserialize_homotopy")]
     pub homotopy: HomotopyOptions,
+    /// How the kernels are evaluated (default [`Kernels::Auto`]: on a cold cache the
+    /// first solve starts on CasADi's evaluation while the C compiles beside it).
+    pub kernels: Kernels,
 }
 
 impl ClsOcpOptions {
@@ -56,6 +59,7 @@ impl Default for ClsOcpOptions {
         ClsOcpOptions {
             cls: ClsOptions { rho_multipliers: 0.0, slip_complementarity: true, ..ClsOptions::default() },
             homotopy: ClsOcpOptions::default_homotopy(),
+            kernels: Kernels::default(),
         }
     }
 }

@@ -95,7 +95,7 @@ impl ClsOcpSolver {
     pub fn with_compile_options(ocp: &ClsOcp, compile: &fesd_mpcc::CompileOptions) -> Result<ClsOcpSolver> {
         let start = Instant::now();
         let t = transcribe(ocp)?;
-        let solver = MpccSolver::with_compile_options(&t.mpcc, ocp.options.homotopy.clone(), compile)?;
+        let solver = MpccSolver::with_kernels(&t.mpcc, ocp.options.homotopy.clone(), compile, ocp.options.kernels)?;
         Ok(ClsOcpSolver { ocp: ocp.clone(), p0: t.mpcc.p0.clone(), solver, t, build_time: start.elapsed() })
     }
 
@@ -108,6 +108,19 @@ impl ClsOcpSolver {
     /// load time, cache hit.
     pub fn build_report(&self) -> fesd_mpcc::BuildReport {
         self.solver.build_report()
+    }
+
+    /// The MPCC solver underneath (its NLP's structure, options, build report).
+    pub fn mpcc_solver(&self) -> &MpccSolver {
+        &self.solver
+    }
+
+    /// Waits for kernels compiling beside the first solves (`kernels = auto` on a cold
+    /// cache) and makes the following solves evaluate them; true if this solver's
+    /// kernels are compiled afterwards (false, e.g., without a C compiler: see
+    /// [`MpccSolver::compile_error`]).
+    pub fn wait_for_compiled_kernels(&mut self) -> bool {
+        self.solver.wait_for_compiled_kernels()
     }
 
     /// The variable table.

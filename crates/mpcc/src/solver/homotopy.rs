@@ -124,6 +124,9 @@ impl MpccSolver {
     /// Solves the NLP at the run's σ from the start its state calls for. `None` ends
     /// the homotopy (with a message; a failed status if Ipopt could not start).
     fn attempt(&mut self, run: &mut Run) -> Option<Attempt> {
+        if self.background_compile.as_ref().is_some_and(|h| h.is_finished()) {
+            self.adopt_compiled_kernels();
+        }
         *run.params.last_mut().expect("sigma is the last parameter") = run.sigma;
         if let Err(e) = self.compiled.set_parameters(&run.params) {
             run.messages.push(format!("internal error setting parameters: {e}"));
@@ -230,6 +233,7 @@ impl MpccSolver {
             wall_time: t_step.elapsed().as_secs_f64(),
             recovery: run.recovery,
             non_finite: sol.non_finite.clone(),
+            interpreted: self.kernels_interpreted(),
         };
         if let Some(what) = &sol.non_finite {
             run.messages
