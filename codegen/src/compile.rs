@@ -152,10 +152,10 @@ pub fn compiler_runs() -> usize {
 /// The compiler command: [`CompileOptions::compiler`], else `$CC` (split on
 /// whitespace, e.g. `ccache gcc`), else `cc`, then our flags. Nothing is run to find it.
 fn compiler_command(opts: &CompileOptions) -> Vec<String> {
-    let given = opts.compiler.clone().filter(|c| !c.trim().is_empty()).or_else(|| std::env::var("CC").ok());
-    let mut cmd: Vec<String> = match given {
-        Some(cc) if !cc.trim().is_empty() => cc.split_whitespace().map(String::from).collect(),
-        _ => vec!["cc".to_string()],
+    let given = |c: &String| !c.trim().is_empty();
+    let mut cmd: Vec<String> = match opts.compiler.clone().filter(given).or_else(|| std::env::var("CC").ok().filter(given)) {
+        Some(cc) => cc.split_whitespace().map(String::from).collect(),
+        None => vec!["cc".to_string()],
     };
     // CasADi's code for a map over an empty input passes `0 + i*0` as a pointer; that is
     // a warning in GCC 12 and Clang 14 but an error from GCC 14 and Clang 16 on.

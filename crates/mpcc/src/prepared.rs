@@ -13,7 +13,7 @@ use crate::error::{MpccError, Result};
 use crate::nosbench;
 use crate::options::{HomotopyOptions, Kernels};
 use crate::relax::RelaxedLayout;
-use crate::solver::{module_dims, MpccSolver, MODULE};
+use crate::solver::{compile_beside, module_dims, MpccSolver, MODULE};
 use fesd_codegen::CompileOptions;
 use fesd_nlp::CompiledNlp;
 use serde::{Deserialize, Serialize};
@@ -100,12 +100,9 @@ impl MpccSolver {
         } else if let Some(pending) = pending {
             // Compiling calls no CasADi: it runs beside the solve, and the record is
             // written once the module is there.
-            let compile = compile.clone();
-            solver.background_compile = Some(std::thread::spawn(move || {
-                let started = Instant::now();
-                let library = pending.compile_and_load(&compile).map_err(|e| e.to_string())?.path().to_path_buf();
-                Prepared { library: library.clone(), ..record }.store(&key, &compile);
-                Ok((library, started.elapsed()))
+            let store = compile.clone();
+            solver.background_compile = Some(compile_beside(pending, compile, move |library| {
+                Prepared { library: library.to_path_buf(), ..record }.store(&key, &store);
             }));
         }
         solver.set_build_time(started.elapsed());

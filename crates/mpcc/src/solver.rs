@@ -69,8 +69,25 @@ pub struct MpccSolver {
     compile_error: Option<String>,
 }
 
-/// A module compiling on another thread: its path, or why it could not be built.
+/// A module compiling on another thread: its path and the compile time, or why it
+/// could not be built.
 pub(crate) type BackgroundCompile = std::thread::JoinHandle<std::result::Result<(std::path::PathBuf, Duration), String>>;
+
+/// Compiles `pending` on another thread (compiling calls no CasADi, so it runs beside a
+/// solve) and then calls `done` with the module's path.
+pub(crate) fn compile_beside(
+    pending: PendingModule,
+    compile: &CompileOptions,
+    done: impl FnOnce(&std::path::Path) + Send + 'static,
+) -> BackgroundCompile {
+    let compile = compile.clone();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let library = pending.compile_and_load(&compile).map_err(|e| e.to_string())?.path().to_path_buf();
+        done(&library);
+        Ok((library, started.elapsed()))
+    })
+}
 
 struct Evaluated {
     objective: f64,
@@ -105,12 +122,7 @@ impl MpccSolver {
             if solver.opts.verbosity >= 1 {
                 println!("kernels: not in the cache; CasADi evaluates them while their C compiles on another thread");
             }
-            let compile = compile.clone();
-            solver.background_compile = Some(std::thread::spawn(move || {
-                let started = Instant::now();
-                let lib = pending.compile_and_load(&compile).map_err(|e| e.to_string())?;
-                Ok((lib.path().to_path_buf(), started.elapsed()))
-            }));
+            solver.background_compile = Some(compile_beside(pending, compile, |_| {}));
         }
         Ok(solver)
     }
@@ -205,10 +217,18 @@ impl MpccSolver {
         self.w0.iter().copied().chain(std::iter::repeat_n(sigma, self.layout.n_slack)).collect()
     }
 
+    /// Adopts the kernels compiling beside the solve if the compiler is done (never
+    /// waits for it): called before each NLP of the homotopy.
+    fn adopt_finished_kernels(&mut self) {
+        if self.background_compile.as_ref().is_some_and(|h| h.is_finished()) {
+            self.adopt_compiled_kernels();
+        }
+    }
+
     /// Joins the background compiler (if any) and swaps in its module's kernels; if
     /// that fails, keeps CasADi's evaluation and the reason
     /// ([`MpccSolver::compile_error`], printed once at verbosity ≥ 1).
-    pub(crate) fn adopt_compiled_kernels(&mut self) {
+    fn adopt_compiled_kernels(&mut self) {
         let Some(handle) = self.background_compile.take() else { return };
         let started = Instant::now();
         let (library, compile_time) = match handle.join() {
@@ -474,9 +494,6 @@ impl MpccSolver {
     /// `max_i |G_i H_i| ≤ finish_handover`; if the finish cannot make that point exact
     /// and certified, the homotopy runs to the end and the finish is tried there.
     pub fn solve(&mut self) -> MpccResult {
-        if self.background_compile.as_ref().is_some_and(|h| h.is_finished()) {
-            self.adopt_compiled_kernels();
-        }
         self.handed_over = None;
         let finishing = self.opts.active_set_finish && self.branch.is_some();
         let handover = finishing.then_some(self.opts.finish_handover).filter(|&h| h > self.opts.comp_tol);

@@ -238,23 +238,16 @@ impl CompiledNlp {
     ) -> Result<Vec<CompiledNlp>> {
         let t0 = Instant::now();
         let (alias, dims, extra_names, cached) = Self::find_cached(nlps, module, extras, opts)?;
-        let mut c_bytes = None;
-        let (lib, t1) = match cached {
-            Some(lib) => (lib, Instant::now()),
+        let (lib, t1, c_bytes) = match cached {
+            Some(lib) => (lib, Instant::now(), 0),
             None => {
                 let pending = PendingModule { source: Self::render(module, &Self::functions(nlps, extras)?)?, alias };
-                c_bytes = Some(pending.c_bytes());
-                let t1 = Instant::now();
-                (pending.compile_and_load(opts)?, t1)
+                let (t1, c_bytes) = (Instant::now(), pending.c_bytes());
+                (pending.compile_and_load(opts)?, t1, c_bytes)
             }
         };
-        let report = BuildReport {
-            codegen: t1 - t0,
-            compile_and_load: t1.elapsed(),
-            cache_hit: lib.cache_hit(),
-            c_bytes: c_bytes.unwrap_or(0),
-            ..BuildReport::default()
-        };
+        let report =
+            BuildReport { codegen: t1 - t0, compile_and_load: t1.elapsed(), cache_hit: lib.cache_hit(), c_bytes, ..BuildReport::default() };
         Self::assemble(&lib, &dims, &extra_names, report)
     }
 

@@ -124,9 +124,7 @@ impl MpccSolver {
     /// Solves the NLP at the run's σ from the start its state calls for. `None` ends
     /// the homotopy (with a message; a failed status if Ipopt could not start).
     fn attempt(&mut self, run: &mut Run) -> Option<Attempt> {
-        if self.background_compile.as_ref().is_some_and(|h| h.is_finished()) {
-            self.adopt_compiled_kernels();
-        }
+        self.adopt_finished_kernels();
         *run.params.last_mut().expect("sigma is the last parameter") = run.sigma;
         if let Err(e) = self.compiled.set_parameters(&run.params) {
             run.messages.push(format!("internal error setting parameters: {e}"));
