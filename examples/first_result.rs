@@ -15,10 +15,10 @@
 //! (`--kernels`: the cold run's mode; a case alone in a process: `--run <case>`).
 
 use fesd::casadi::SX;
-use fesd::cls::{models, ClsOcp, ClsOcpSolver};
+use fesd::cls::models;
 use fesd::model::Representation;
 use fesd::mpcc::{Kernels, MpccResult};
-use fesd::ocp::{problems, OcpSolver};
+use fesd::ocp::{problems, Ocp, OcpSolver};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -39,12 +39,12 @@ fn run(case: &str, kernels: Kernels) -> Result<(), Box<dyn std::error::Error>> {
             let model = models::pushed_box(0.2)?;
             let (q, v, u) = (model.q.clone(), model.v.clone(), model.u.clone());
             let terminal = SX::vertcat(&[&q.at(0)?, &v])?;
-            let mut ocp = ClsOcp::new(model, 2.0, 10, &[0.0, 0.5], &[0.0, 0.0])
+            let mut ocp = Ocp::new(model, 2.0, 10, &[0.0, 0.5, 0.0, 0.0])
                 .with_control_bounds(&[-30.0], &[30.0])
                 .with_lagrange(&u * &u)
                 .with_terminal(terminal, &[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]);
             ocp.options.kernels = kernels;
-            let r = ClsOcpSolver::new(&ocp)?.solve()?;
+            let r = OcpSolver::new(&ocp)?.solve()?;
             (r.cost, r.mpcc)
         }
         other => return Err(format!("unknown case {other:?}: {}", CASES.join(", ")).into()),

@@ -38,7 +38,8 @@
 
 use fesd::casadi::SX;
 use fesd::cls::models::three_boxes;
-use fesd::cls::{ClsOcp, ClsOcpSolver};
+use fesd::cls::ClsModel;
+use fesd::ocp::{Ocp, OcpSolver};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = three_boxes()?;
@@ -53,22 +54,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let picked: Vec<SX> = moved.iter().map(|&i| q.at(i)).collect::<Result<_, _>>()?;
     let terminal = SX::vertcat(&picked.iter().chain(std::iter::once(&v)).collect::<Vec<_>>())?;
     let bounds: Vec<f64> = target.iter().copied().chain([0.0; 6]).collect();
-    let mut ocp = ClsOcp::new(model, 6.0, 15, &[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6])
+    let mut ocp = Ocp::new(model, 6.0, 15, &[[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], [0.0; 6]].concat())
         .with_control_bounds(&[-30.0], &[30.0])
         .with_lagrange(&u * &u)
         .with_terminal(terminal, &bounds, &bounds);
-    ocp.options.cls.n_fe = 3;
+    ocp.options.fesd.n_fe = 3;
     // Resting contacts: without an ℓ1 cost on the impulses the relaxation lets the
     // boxes hop (impulses of size √σ) and the homotopy ends infeasible at σ ≈ 1e-4.
-    ocp.options.cls.rho_impulses = 1.0;
+    ocp.options.fesd.rho_impulses = 1.0;
     ocp.options.homotopy.verbosity = 1;
     let mut guess = three;
     if three {
         ocp.options.homotopy.sigma_0 = 1e-2;
-        ocp.options.cls.eps_c = 1e-5;
+        ocp.options.fesd.eps_c = 1e-5;
     }
     apply_args(&mut ocp, &args, &mut guess)?;
-    let mut solver = ClsOcpSolver::new(&ocp)?;
+    let mut solver = OcpSolver::new(&ocp)?;
     println!("build {:.1} s, {} unknowns", solver.build_time().as_secs_f64(), solver.table().len());
     if guess {
         let n = ocp.n_intervals;
@@ -84,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         };
         let u_guess: Vec<Vec<f64>> = (0..n).map(|k| vec![phase((k as f64 + 0.5) * 6.0 / n as f64)]).collect();
-        let failed = solver.guess_by_simulation(&u_guess)?;
+        let failed = solver.guess_by_simulation_of(&u_guess)?;
         println!("initial guess simulated ({failed} of {n} intervals did not converge)");
     }
     if let Some((_, path)) = args.iter().find(|(k, _)| k == "warm") {
@@ -111,14 +112,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let u_line: Vec<String> = r.u.iter().map(|u| format!("{:.3}", u[0])).collect();
     println!("u = [{}]", u_line.join(", "));
-    let q_t = r.q.last().ok_or("no final state")?;
+    let q_t = &r.x.last().ok_or("no final state")?[..6];
     let target_error = moved.iter().zip(&target).map(|(&i, x)| (q_t[i] - x).abs()).fold(0.0f64, f64::max);
     println!("q_final = {q_t:?}");
     println!("comp_residual = {:.3e}", r.comp_residual);
     println!("target_error = {target_error:.3e}");
     println!("cost = {:.6}", r.cost);
     // Positions and velocities of the boxes over the element grid.
-    let trajectory = fesd::cls::ClsSimulation { t: r.t.clone(), q: r.q.clone(), v: r.v.clone(), ..Default::default() };
+    let (q, v) = r.x.iter().map(|x| (x[..6].to_vec(), x[6..].to_vec())).unzip();
+    let trajectory = fesd::cls::ClsSimulation { t: r.t.clone(), q, v, ..Default::default() };
     let plot = if three { "manipulation_three.png" } else { "manipulation.png" };
     trajectory.plot(std::path::Path::new(plot), "Three boxes, FESD-J optimal control (x and y of each box)")?;
     println!("wrote {plot}");
@@ -130,24 +132,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// The command line's `key=value` settings applied to the OCP's options (`guess`
 /// sets whether to start from a simulated push); any other key is an Ipopt option.
-fn apply_args(ocp: &mut ClsOcp, args: &[(String, String)], guess: &mut bool) -> Result<(), Box<dyn std::error::Error>> {
+fn apply_args(ocp: &mut Ocp<ClsModel>, args: &[(String, String)], guess: &mut bool) -> Result<(), Box<dyn std::error::Error>> {
     for (k, val) in args {
         let num = || val.parse::<f64>().map_err(|e| format!("{k}={val}: {e}"));
         match k.as_str() {
             "task" => {}
             "sigma_0" => ocp.options.homotopy.sigma_0 = num()?,
             "kappa" => ocp.options.homotopy.kappa = num()?,
-            "n_fe" => ocp.options.cls.n_fe = num()? as usize,
+            "n_fe" => ocp.options.fesd.n_fe = num()? as usize,
             "n_intervals" => ocp.n_intervals = num()? as usize,
             "steering" => ocp.options.homotopy.steering = val.parse()?,
             "relaxation" => ocp.options.homotopy.relaxation = val.parse()?,
             "cross" => {
-                ocp.options.cls.cross_complementarity = *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?
+                ocp.options.fesd.cross_complementarity =
+                    *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?
             }
-            "rho_impulses" => ocp.options.cls.rho_impulses = num()?,
-            "rho_multipliers" => ocp.options.cls.rho_multipliers = num()?,
-            "contact_tol" => ocp.options.cls.contact_tol = num()?,
-            "eps_c" => ocp.options.cls.eps_c = num()?,
+            "rho_impulses" => ocp.options.fesd.rho_impulses = num()?,
+            "rho_multipliers" => ocp.options.fesd.rho_multipliers = num()?,
+            "contact_tol" => ocp.options.fesd.contact_tol = num()?,
+            "eps_c" => ocp.options.fesd.eps_c = num()?,
             "max_recoveries" => ocp.options.homotopy.max_recoveries = num()? as usize,
             "n_homotopy" => ocp.options.homotopy.n_homotopy = Some(num()? as usize),
             "guess" => *guess = num()? != 0.0,

@@ -12,17 +12,17 @@
 //! the C, as before tables moved out; with `KEEP=1` the per-N kernel caches stay in
 //! the temp directory for inspection)
 
-use fesd::cls::{models::three_boxes, ClsOcp, ClsOcpSolver};
+use fesd::cls::{models::three_boxes, ClsModel};
 use fesd::model::Representation;
 use fesd::mpcc::{BuildReport, CompileOptions};
-use fesd::ocp::{problems, OcpSolver};
+use fesd::ocp::{problems, Ocp, OcpSolver};
 
 /// A built OCP of either kind.
 enum Built {
     /// A switched-system OCP.
     Switched(Box<OcpSolver>),
     /// A rigid-body OCP.
-    RigidBodies(Box<ClsOcpSolver>),
+    RigidBodies(Box<OcpSolver<ClsModel>>),
 }
 
 /// Builds the chosen OCP with `n` intervals of `n_fe` elements.
@@ -35,11 +35,11 @@ fn build(model: &str, n: usize, n_fe: usize, compile: &CompileOptions) -> Result
         "boxes" => {
             let m = three_boxes()?;
             let u = m.u.clone();
-            let mut ocp = ClsOcp::new(m, 6.0, n, &[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6])
+            let mut ocp = Ocp::new(m, 6.0, n, &[[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], [0.0; 6]].concat())
                 .with_control_bounds(&[-30.0], &[30.0])
                 .with_lagrange(&u * &u);
-            ocp.options.cls.n_fe = n_fe;
-            Built::RigidBodies(Box::new(ClsOcpSolver::with_compile_options(&ocp, compile)?))
+            ocp.options.fesd.n_fe = n_fe;
+            Built::RigidBodies(Box::new(OcpSolver::with_compile_options(&ocp, compile)?))
         }
         other => return Err(format!("model={other}: expected car, motor or boxes").into()),
     })

@@ -11,7 +11,8 @@
 //! the ℓ1 tie-break term, `indicators` the switching indicators for step
 //! equilibration (normal forces, gaps, boundary gap, γ, cone slacks), `link` empty;
 //! then `v_post`, `impulse` and the stage normal forces `force` (n_c × n_s) for
-//! results.
+//! results, and the path constraints' values. `data` holds the tracking reference
+//! (optimal control's stage terms are functions of the state x = (q, v), u and p).
 //! The right boundary `boundary(w) = (q_end, v_end, gap_end)` is read from `w`.
 
 use crate::blocks::vcat;
@@ -21,7 +22,7 @@ use crate::geometry::Geometry;
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use casadi::{Function, SX};
-use fesd_discretization::DcsElement;
+use fesd_discretization::{DcsElement, StageTerms};
 use fesd_rk::ButcherTableau;
 
 /// One element kernel with the layout of its unknowns.
@@ -71,11 +72,12 @@ pub(crate) fn element_kernel(
     geo: &Geometry,
     first: bool,
     rest_prediction: bool,
-    lagrange: Option<&Function>,
+    terms: Option<&StageTerms>,
 ) -> Result<ElementKernel> {
     let (n_q, n_c) = (model.n_q(), model.n_c());
     let n_f = model.contacts.iter().filter(|c| c.has_friction()).count();
-    let (b_in, h, data) = (SX::sym("b_in", 2 * n_q + n_c), SX::sym("h", 1), SX::sym("data", 0));
+    let n_y = terms.map_or(0, StageTerms::n_y);
+    let (b_in, h, data) = (SX::sym("b_in", 2 * n_q + n_c), SX::sym("h", 1), SX::sym("data", n_y));
     let (q0, v0, gap0) = (b_in.slice(0..n_q)?, b_in.slice(n_q..2 * n_q)?, b_in.slice(2 * n_q..2 * n_q + n_c)?);
     let (u, p) = (model.u.clone(), model.p.clone());
     let mut b = Builder::new(model, opts, tableau, geo, h.clone(), Default::default());
@@ -84,14 +86,13 @@ pub(crate) fn element_kernel(
     let e = b.element(usize::from(!first), &start, &h)?;
     let w = b.w.vector()?;
     let slice = |off: usize| w.slice(off..off + n_q);
-    let mut quad = SX::scalar(0.0);
-    if let Some(l) = lagrange {
-        for m in 0..tableau.n_s() {
-            let (qm, vm) = (slice(e.off_q[m])?, slice(e.off_v[m])?);
-            quad = quad + l.call(&[&qm, &vm, &u, &p])?.remove(0) * tableau.b[m];
-        }
-        quad = quad * &h;
-    }
+    // The state x = (q, v) at the stages and at the element's end.
+    let stage_x = (0..tableau.n_s()).map(|m| Ok(SX::vertcat(&[&slice(e.off_q[m])?, &slice(e.off_v[m])?])?)).collect::<Result<Vec<SX>>>()?;
+    let x_end = SX::vertcat(&[&slice(e.off_q_end)?, &slice(e.off_v_end)?])?;
+    let (quad, path) = match terms {
+        Some(t) => (t.quadrature(&tableau.b, &stage_x, &u, &p, &data)? * &h, t.path(&stage_x, &x_end, &u, &p)?),
+        None => (SX::scalar(0.0), Vec::new()),
+    };
     let indicators = e.indicators.stacked()?;
     let tie = b.tie_break_cost();
     let (big_g, big_h): (Vec<SX>, Vec<SX>) = b.pairs.iter().cloned().unzip();
@@ -110,6 +111,7 @@ pub(crate) fn element_kernel(
             ("v_post", &e.v_post),
             ("impulse", &e.impulse),
             ("force", &crate::blocks::hcat(&e.forces, n_c)?),
+            ("path", &vcat(&path)?),
         ],
     )?;
     // The guess's parameters (q0, v0, gap0, h, u, p) in one column: b_in is (q0, v0, gap0).
@@ -137,7 +139,7 @@ pub(crate) fn element_kernel(
     })
 }
 
-/// The predicted unknowns of `count` consecutive elements of step `h` from `(q0, v0)`
+/// The predicted unknowns of consecutive elements of steps `steps` from `(q0, v0)`
 /// with controls `u` and parameters `p`: `first`'s guess on the first element, then
 /// `inner`'s, each from its predecessor's predicted end (position, velocity, gaps);
 /// the gaps at q0 (`gaps(q, p)`) clipped at zero, as the elements take them.
@@ -148,17 +150,16 @@ pub(crate) fn chained_guesses(
     gaps: &Function,
     q0: &[f64],
     v0: &[f64],
-    h: f64,
+    steps: &[f64],
     u: &[f64],
     p: &[f64],
-    count: usize,
 ) -> Result<Vec<Vec<f64>>> {
     let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
     let mut gap: Vec<f64> = gaps.eval_dense(&[q0, p])?.remove(0).into_iter().map(|g| g.max(0.0)).collect();
-    let mut out = Vec::with_capacity(count);
-    for e in 0..count {
+    let mut out = Vec::with_capacity(steps.len());
+    for (e, h) in steps.iter().enumerate() {
         let k = if e == 0 { first } else { inner };
-        let input: Vec<f64> = q.iter().chain(&v).chain(&gap).chain(&[h]).chain(u).chain(p).copied().collect();
+        let input: Vec<f64> = q.iter().chain(&v).chain(&gap).chain(std::iter::once(h)).chain(u).chain(p).copied().collect();
         let guess = k.guess.eval_dense(&[&input])?.remove(0);
         q = guess[k.off_q_end..k.off_q_end + k.n_q].to_vec();
         v = guess[k.off_v_end..k.off_v_end + k.n_q].to_vec();

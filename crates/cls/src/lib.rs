@@ -80,59 +80,28 @@
 //!
 //! # Optimal control
 //!
-//! [`ClsOcp`] puts N control intervals (piecewise-constant controls, Σh = T/N each) of
-//! N_FE FESD-J elements over [0, T]: the FESD-J element is one CasADi function, driven by
-//! the discretization layer's element chain exactly as a switched system's element is.
-//! Costs: a Lagrange term L(q, v, u, p) integrated with the Runge–Kutta quadrature and a
-//! Mayer term Φ(q(T), v(T), p); bounds on u and on q, v at every element boundary; hard
-//! terminal constraints. A box pushed 1 m against Coulomb friction, rest to rest, with
-//! the least control effort:
-//!
-//! ```
-//! use casadi::SX;
-//! use fesd_cls::{ClsModel, ClsOcp, ClsOcpSolver, Contact};
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let (q, v, u) = (SX::sym("q", 2), SX::sym("v", 2), SX::sym("u", 1));
-//! let ground = Contact::new(q.at(1)? - 0.5).friction(0.2, SX::from_slice(&[1.0, 0.0]));
-//! let model = ClsModel::new(q.clone(), v.clone())
-//!     .with_controls(u.clone())
-//!     .with_forces(SX::vertcat(&[&u, &SX::scalar(-9.81)])?)
-//!     .with_contact(ground);
-//! let target = SX::vertcat(&[&q.at(0)?, &v])?; // x(T) = 1, v(T) = 0
-//! let ocp = ClsOcp::new(model, 2.0, 10, &[0.0, 0.5], &[0.0, 0.0])
-//!     .with_control_bounds(&[-30.0], &[30.0])
-//!     .with_lagrange(&u * &u)
-//!     .with_terminal(target, &[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]);
-//! let mut solver = ClsOcpSolver::new(&ocp)?;
-//! let r = solver.solve()?;
-//! assert!(r.comp_residual <= 1e-9);
-//! // Sliding throughout, the optimum over piecewise-constant controls is 9.21404
-//! // (the friction force μmg is paid while the box slides).
-//! assert!((r.cost - 9.21404).abs() < 1e-4);
-//! # Ok(()) }
-//! ```
-//!
-//! `ClsOcpSolver::set_initial_state` and `solve` again re-use the compiled kernels and
-//! start from the previous solution; `guess_by_simulation(u)` starts from a simulation of
-//! guessed controls with the OCP's own discretization; `constraint_violations(w, n)`
-//! names the worst rows of a failed solve's iterate (element and equation). Defaults
-//! differ from simulation in two places (see `ClsOcpOptions::cls`): no ℓ1 tie-break on
-//! the multipliers (in an OCP it is a cost on sliding and approach speeds), and the slip
-//! pair (γ + tᵀv) ⊥ (γ − tᵀv), which keeps γ = |tᵀv| where a contact is open. With
-//! resting contacts (boxes on the ground), set `rho_impulses` (an ℓ1 cost on the normal
-//! impulses alone, e.g. 1): the relaxation otherwise lets them hop by impulses of size
-//! √σ, and the homotopy can end infeasible (the `manipulation` example sets it). The
-//! measurements behind the defaults are in `docs/evidence/cls.md`.
+//! Rigid bodies are a model kind of `fesd-ocp`'s one optimal-control front end
+//! (`Ocp<ClsModel>`): [`ClsGrid`] puts N control intervals of N_FE FESD-J elements over
+//! [0, T], the FESD-J element one CasADi function driven by the discretization layer's
+//! element chain exactly as a switched system's element is; the state is x = (q, v).
+//! Its defaults differ from simulation in two places (see `ElementOptions for
+//! ClsOptions` there): no ℓ1 tie-break on the multipliers (in an OCP it is a cost on
+//! sliding and approach speeds), and the slip pair (γ + tᵀv) ⊥ (γ − tᵀv), which keeps
+//! γ = |tᵀv| where a contact is open. With resting contacts (boxes on the ground), set
+//! `rho_impulses` (an ℓ1 cost on the normal impulses alone, e.g. 1): the relaxation
+//! otherwise lets them hop by impulses of size √σ, and the homotopy can end infeasible
+//! (the `manipulation` example sets it). The measurements behind the defaults are in
+//! `docs/evidence/cls.md`.
 //!
 
 mod blocks;
 mod element;
 mod error;
 mod geometry;
+mod grid;
 mod kernel;
 mod model;
 pub mod models;
-mod ocp;
 mod options;
 mod output;
 mod pairs;
@@ -142,8 +111,8 @@ mod simulator;
 mod step;
 
 pub use error::{ClsError, Result};
+pub use grid::ClsGrid;
 pub use model::{ClsModel, Contact};
-pub use ocp::{ClsOcp, ClsOcpOptions, ClsOcpResult, ClsOcpSolver, ClsTerminalConstraint, OcpImpact};
 pub use options::{ClsOptions, FrictionModel, MassMatrixForm};
 pub use simulator::{ClsSimulation, ClsSimulator, ClsSimulatorOptions, ClsStepReport, Impact};
 pub use step::{ClsLayout, ClsStep};

@@ -94,6 +94,12 @@ pub struct ClsModel {
 }
 
 impl ClsModel {
+    /// The state x = (q, v) as one column of the model's symbols (what optimal
+    /// control's costs, constraints and bounds are written in).
+    pub fn state(&self) -> Result<SX> {
+        Ok(SX::vertcat(&[&self.q, &self.v])?)
+    }
+
     /// A model in coordinates `q` and velocities `v`, unit mass, no forces.
     pub fn new(q: SX, v: SX) -> Self {
         let n = q.nrow();

@@ -201,7 +201,7 @@ impl ClsStep {
             (&params[..n_q], &params[n_q..2 * n_q], &params[2 * n_q..2 * n_q + self.n_u], &params[2 * n_q + self.n_u..params.len() - 1]);
         let h_nom = params[params.len() - 1] / l.n_fe as f64;
         let mut w = self.mpcc.w0.clone();
-        let guesses = chained_guesses(&self.first, &self.inner, &self.gaps, q0, v0, h_nom, u, p, l.n_fe)?;
+        let guesses = chained_guesses(&self.first, &self.inner, &self.gaps, q0, v0, &vec![h_nom; l.n_fe], u, p)?;
         for (n, guess) in guesses.iter().enumerate() {
             let off = self.table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset);
             w[off..off + guess.len()].copy_from_slice(guess);

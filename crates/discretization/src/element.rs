@@ -78,76 +78,101 @@ fn component_sums(points: &[Vec<SX>], n: usize) -> Vec<SX> {
     (0..n).map(|i| sum(&points.iter().map(|p| p[i].clone()).collect::<Vec<_>>())).collect()
 }
 
-/// The model's functions an element evaluates at its points.
-struct PointFunctions {
-    /// `fesd_stage(x, u, p, z) -> (ẋ, algebraic equations, θ, primals, duals)`.
-    stage: Function,
+/// The stage cost, tracking and path constraints of [`ElementTerms`] as functions of
+/// a DCS's state, control and parameter symbols, evaluated at an element's points.
+/// Every DCS's element kernel uses it (a rigid body's state is `(q, v)`).
+pub struct StageTerms {
     /// The Lagrange cost `L(x, u, p)`.
     cost: Option<Function>,
     /// The tracked outputs `y(x, u, p)` and the diagonal of their weight W.
     track: Option<(Function, SX)>,
+    /// The path constraints `c(x, u, p)` and where each is imposed.
+    path: Vec<(Function, PathPoints)>,
+    /// Tracked outputs n_y.
+    n_y: usize,
 }
 
-/// What an element's points give: equations, ẋ and θ of the stages, complementarity
-/// primals and duals of every point, the stage cost's quadrature (without the factor h).
-struct Points {
-    eq: Vec<SX>,
-    xdots: Vec<SX>,
-    thetas: Vec<SX>,
-    primals: Vec<Vec<SX>>,
-    duals: Vec<Vec<SX>>,
-    quad: SX,
-}
-
-impl PointFunctions {
-    fn new(model: &PssModel, alg: &StageAlgebra, terms: &ElementTerms) -> Result<Self> {
-        let xup = [("x", &model.x), ("u", &model.u), ("p", &model.p)];
+impl StageTerms {
+    /// The terms' functions of `(x, u, p)`; a term using other symbols is CasADi's error.
+    pub fn new(x: &SX, u: &SX, p: &SX, terms: &ElementTerms) -> Result<StageTerms> {
+        let xup = [("x", x), ("u", u), ("p", p)];
         let cost = terms.lagrange.as_ref().map(|l| Function::new("fesd_lagrange", &xup, &[("l", l)])).transpose()?;
         let track = terms
             .tracking
             .as_ref()
             .map(|(y, w)| Ok::<_, casadi::Error>((Function::new("fesd_outputs_y", &xup, &[("y", y)])?, SX::from_slice(w))))
             .transpose()?;
-        Ok(PointFunctions { stage: alg.function(model, "fesd_stage")?, cost, track })
+        let path = terms
+            .path
+            .iter()
+            .enumerate()
+            .map(|(j, (c, at))| Ok((Function::new(&format!("fesd_path{j}"), &xup, &[("c", c)])?, *at)))
+            .collect::<Result<Vec<_>>>()?;
+        let n_y = terms.tracking.as_ref().map_or(0, |(y, _)| y.nrow());
+        Ok(StageTerms { cost, track, path, n_y })
     }
 
-    /// The DCS at every stage state `stage_x[m]` with algebraic variables `zs[m]`,
-    /// and the quadrature `Σ b_m (L + |y − y_ref|²_W)`.
-    fn stages(&self, tableau: &ButcherTableau, stage_x: &[SX], zs: &[SX], [u, p, yref]: [&SX; 3]) -> Result<Points> {
-        let mut pts = Points { eq: vec![], xdots: vec![], thetas: vec![], primals: vec![], duals: vec![], quad: SX::scalar(0.0) };
+    /// Number of tracked outputs (the rows of the element's `yref` input).
+    pub fn n_y(&self) -> usize {
+        self.n_y
+    }
+
+    /// The quadrature `Σ_m b_m (L(x_m) + |y(x_m) − y_ref|²_W)` over the stage states
+    /// (without the factor h).
+    pub fn quadrature(&self, b: &[f64], stage_x: &[SX], u: &SX, p: &SX, yref: &SX) -> Result<SX> {
+        let mut quad = SX::scalar(0.0);
         for (m, xm) in stage_x.iter().enumerate() {
-            let out = self.stage.call(&[xm, u, p, &zs[m]])?;
-            pts.xdots.push(out[0].clone());
-            pts.eq.push(out[1].clone());
-            pts.thetas.push(out[2].clone());
-            pts.primals.push(out[3].entries()?);
-            pts.duals.push(out[4].entries()?);
             if let Some(c) = &self.cost {
-                pts.quad = &pts.quad + c.call(&[xm, u, p])?.remove(0) * tableau.b[m];
+                quad = &quad + c.call(&[xm, u, p])?.remove(0) * b[m];
             }
             if let Some((y, w)) = &self.track {
                 let d = y.call(&[xm, u, p])?.remove(0).try_sub(yref)?;
-                pts.quad = &pts.quad + (&d * &d).dot(w)? * tableau.b[m];
+                quad = &quad + (&d * &d).dot(w)? * b[m];
             }
         }
-        Ok(pts)
+        Ok(quad)
+    }
+
+    /// The path constraints' values at the stages or at the element's end, as each asks,
+    /// in the order of [`ElementTerms::path`].
+    pub fn path(&self, stage_x: &[SX], x_end: &SX, u: &SX, p: &SX) -> Result<Vec<SX>> {
+        let mut values = Vec::new();
+        for (f, at) in &self.path {
+            let points: Vec<&SX> = match at {
+                PathPoints::Stages => stage_x.iter().collect(),
+                PathPoints::ElementEnds => vec![x_end],
+            };
+            for xm in points {
+                values.push(f.call(&[xm, u, p])?.remove(0));
+            }
+        }
+        Ok(values)
     }
 }
 
-/// The path constraints' values at the stages or at the element's end, as each asks.
-fn path_values(model: &PssModel, path: &[(SX, PathPoints)], stage_x: &[SX], x_end: &SX, u: &SX, p: &SX) -> Result<Vec<SX>> {
-    let mut values = Vec::new();
-    for (j, (c, at)) in path.iter().enumerate() {
-        let f = Function::new(&format!("fesd_path{j}"), &[("x", &model.x), ("u", &model.u), ("p", &model.p)], &[("c", c)])?;
-        let points: Vec<&SX> = match at {
-            PathPoints::Stages => stage_x.iter().collect(),
-            PathPoints::ElementEnds => vec![x_end],
-        };
-        for xm in points {
-            values.push(f.call(&[xm, u, p])?.remove(0));
-        }
+/// What an element's points give: equations, ẋ and θ of the stages, complementarity
+/// primals and duals of every point.
+struct Points {
+    eq: Vec<SX>,
+    xdots: Vec<SX>,
+    thetas: Vec<SX>,
+    primals: Vec<Vec<SX>>,
+    duals: Vec<Vec<SX>>,
+}
+
+/// The DCS at every stage state `stage_x[m]` with algebraic variables `zs[m]`
+/// (`stage(x, u, p, z) -> (ẋ, algebraic equations, θ, primals, duals)`).
+fn stages(stage: &Function, stage_x: &[SX], zs: &[SX], u: &SX, p: &SX) -> Result<Points> {
+    let mut pts = Points { eq: vec![], xdots: vec![], thetas: vec![], primals: vec![], duals: vec![] };
+    for (m, xm) in stage_x.iter().enumerate() {
+        let out = stage.call(&[xm, u, p, &zs[m]])?;
+        pts.xdots.push(out[0].clone());
+        pts.eq.push(out[1].clone());
+        pts.thetas.push(out[2].clone());
+        pts.primals.push(out[3].entries()?);
+        pts.duals.push(out[4].entries()?);
     }
-    Ok(values)
+    Ok(pts)
 }
 
 /// The element's `indicators` output (step equilibration: the duals summed over the
@@ -179,22 +204,22 @@ pub(crate) fn pss_element(
     let end_point = !tableau.is_stiffly_accurate();
     let n_pts = n_s + usize::from(end_point);
     let sizes = ElementSizes { n_x, n_s, n_z, n_pts, n_comp, n_theta: alg.theta.nrow() };
-    let fns = PointFunctions::new(model, alg, terms)?;
+    let stage = alg.function(model, "fesd_stage")?;
+    let stage_terms = StageTerms::new(&model.x, &model.u, &model.p, terms)?;
     let (k, z, x) = (SX::sym("k", n_x * n_s), SX::sym("z", n_z * n_pts), SX::sym("x", n_x));
     let b_in = SX::sym("b_in", n_x + n_comp);
     let (x0, lam0) = (b_in.slice(0..n_x)?, b_in.slice(n_x..n_x + n_comp)?);
     let (h, u, p) = (SX::sym("h", 1), model.u.clone(), model.p.clone());
-    let n_y = terms.tracking.as_ref().map_or(0, |(y, _)| y.nrow());
-    let yref = SX::sym("yref", n_y);
+    let yref = SX::sym("yref", stage_terms.n_y());
     let ks: Vec<SX> = (0..n_s).map(|m| k.slice(m * n_x..(m + 1) * n_x)).collect::<std::result::Result<_, _>>()?;
     let zs: Vec<SX> = (0..n_pts).map(|m| z.slice(m * n_z..(m + 1) * n_z)).collect::<std::result::Result<_, _>>()?;
     let stage_x: Vec<SX> = match opts.irk_representation {
         IrkRepresentation::Integral => ks.clone(),
         IrkRepresentation::Differential => (0..n_s).map(|m| &x0 + &h * SX::weighted_sum(&tableau.a[m], &ks, n_x)).collect(),
     };
-    let mut pts = fns.stages(tableau, &stage_x, &zs, [&u, &p, &yref])?;
+    let mut pts = stages(&stage, &stage_x, &zs, &u, &p)?;
+    let quad = stage_terms.quadrature(&tableau.b, &stage_x, &u, &p, &yref)? * &h;
     let (eq, xdots) = (&mut pts.eq, &pts.xdots);
-    let quad = &pts.quad * &h;
     for m in 0..n_s {
         match opts.irk_representation {
             IrkRepresentation::Differential => eq.push(ks[m].try_sub(&xdots[m])?),
@@ -206,12 +231,12 @@ pub(crate) fn pss_element(
         eq.push(x.try_sub(&x_end)?);
     }
     if end_point {
-        let out = fns.stage.call(&[&x_end, &u, &p, &zs[n_s]])?;
+        let out = stage.call(&[&x_end, &u, &p, &zs[n_s]])?;
         pts.eq.push(out[1].clone());
         pts.primals.push(out[3].entries()?);
         pts.duals.push(out[4].entries()?);
     }
-    let path_values = path_values(model, &terms.path, &stage_x, &x_end, &u, &p)?;
+    let path_values = stage_terms.path(&stage_x, &x_end, &u, &p)?;
     let Points { eq, thetas, primals, duals, .. } = pts;
     let left = lam0.entries()?;
     let (big_g, big_h) = complementarity_pairs(opts, &left, &primals, &duals);

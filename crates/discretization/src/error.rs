@@ -12,6 +12,9 @@ pub enum DiscretizationError {
     /// Invalid number of RK stages.
     #[error(transparent)]
     Stages(fesd_rk::StageCountError),
+    /// The system's own layer failed (e.g. a rigid body's element kernel).
+    #[error(transparent)]
+    System(Box<dyn std::error::Error + Send + Sync>),
     /// An option out of range.
     #[error("invalid option {name}: {reason}")]
     InvalidOption {

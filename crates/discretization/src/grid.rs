@@ -59,18 +59,28 @@ pub struct GridInputs {
     pub y_ref: MX,
 }
 
-/// What [`ElementGrid::assemble`] builds.
+/// What a horizon's assembly builds ([`ElementGrid::assemble`], [`crate::Dcs::assemble_horizon`]),
+/// the same for every DCS.
 #[derive(Clone, Debug)]
 pub struct Assembly {
-    /// Equality constraints (`= 0`): the elements' equations, the end states (unless
-    /// the last stage is the end, [`ElementGrid::end_is_last_stage`]) and, with FESD,
-    /// `Σ_n τ_{k,n} = 1` per interval.
-    pub equalities: MX,
-    /// Further constraints with their bounds: `η (h_n − h_{n−1}) = 0` for direct
-    /// step equilibration (empty otherwise).
+    /// Constraint rows `lbg ≤ g ≤ ubg`: the elements' equations (for a switched system
+    /// all equalities, with the end states unless the last stage is the end,
+    /// [`ElementGrid::end_is_last_stage`]) and, with FESD, the sum of the steps per
+    /// interval.
+    pub g: MX,
+    /// Bounds of `g`.
+    pub lbg: Vec<f64>,
+    /// See `lbg`.
+    pub ubg: Vec<f64>,
+    /// What each row of `g` is.
+    pub row_labels: Vec<String>,
+    /// `η (h_n − h_{n−1}) = 0` for direct step equilibration (empty otherwise).
     pub equilibration_constraints: MX,
     /// Step equilibration's cost term (zero when it is a constraint or unused).
     pub equilibration_cost: MX,
+    /// A regularizing cost that is not part of the problem's cost (a rigid body's ℓ1
+    /// tie-break on its multipliers; `None` for a switched system).
+    pub penalty: Option<MX>,
     /// The complementarity pairs `0 ≤ G ⊥ H ≥ 0` (cross complementarity and, if
     /// asked, the sliding-exit pairs).
     pub pairs_g: MX,
@@ -82,16 +92,28 @@ pub struct Assembly {
     pub x_end: MX,
     /// The Lagrange cost per element (`1 × E`).
     pub quad: MX,
-    /// θ at every stage (`n_theta n_s × E`).
-    pub theta: MX,
-    /// Stage states (`n_x n_s × E`).
-    pub x_stage: MX,
     /// Path constraint values per element (rows as in [`ElementTerms::path`]).
     pub path: MX,
-    /// Complementarity primals at every point (`n_comp n_pts × E`).
-    pub primal: MX,
-    /// Boundary duals at every element's last point (`n_comp × E`).
-    pub dual_end: MX,
+    /// What makes a mode active, per element (`activity_groups · n_points × E`): mode
+    /// i is active in an element where entry `m · activity_groups + i` exceeds 1e-5 at
+    /// some point m (θ of a switched system's regions, a rigid body's normal forces).
+    pub activity: MX,
+    /// Number of modes in `activity`.
+    pub activity_groups: usize,
+    /// The DCS's own results per element, by name (`theta`, `x_stage`, `primal`,
+    /// `dual_end` of a switched system; `v_post`, `impulse`, `force` of a rigid body).
+    pub results: Vec<(String, MX)>,
+}
+
+impl Assembly {
+    /// The result `name` (see [`Assembly::results`]).
+    pub fn result(&self, name: &str) -> Result<&MX> {
+        self.results
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, m)| m)
+            .ok_or_else(|| DiscretizationError::InvalidOption { name: "result", reason: format!("the assembly has no result {name:?}") })
+    }
 }
 
 /// One FESD element kernel and the horizon's element grid.
@@ -324,19 +346,25 @@ impl ElementGrid {
         let [theta, x_stage, path, primal, dual_end] = <[MX; 5]>::try_from(c.extras)
             .map_err(|_| DiscretizationError::InvalidOption { name: "element kernel", reason: "expected five result outputs".into() })?;
         Ok(Assembly {
-            equalities: c.g,
+            g: c.g,
+            lbg: c.lbg,
+            ubg: c.ubg,
+            row_labels: c.row_labels,
             equilibration_constraints: c.equilibration_constraints,
             equilibration_cost: c.equilibration_cost,
+            penalty: None,
             pairs_g: c.pairs_g,
             pairs_h: c.pairs_h,
             h: c.h,
             x_end: c.boundary.get(0..self.sizes.n_x, ..)?,
             quad: c.quad,
-            theta,
-            x_stage,
             path,
-            primal,
-            dual_end,
+            activity: theta.clone(),
+            activity_groups: self.sizes.n_theta,
+            results: [("theta", theta), ("x_stage", x_stage), ("primal", primal), ("dual_end", dual_end)]
+                .into_iter()
+                .map(|(n, m)| (n.to_string(), m))
+                .collect(),
         })
     }
 

@@ -38,6 +38,7 @@
 //! element of its own (an integrator) and checks every row against hand-computed values.
 
 pub mod chain;
+mod dcs;
 mod element;
 mod error;
 mod grid;
@@ -46,7 +47,8 @@ mod pairs;
 mod table;
 
 pub use chain::{assemble_chain, element_intervals, Chain, ChainInputs, ChainOptions, DcsElement};
-pub use element::{ElementSizes, ElementTerms, PathPoints};
+pub use dcs::{Dcs, HorizonGuess};
+pub use element::{ElementSizes, ElementTerms, PathPoints, StageTerms};
 pub use error::{DiscretizationError, Result};
 pub use grid::{end_state_offset, interval_sums, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration, StepEquilibrationHessian};

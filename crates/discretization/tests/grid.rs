@@ -36,9 +36,9 @@ fn solve(order: BlockOrder, lift_element_end: bool) -> (ElementGrid, VariableTab
     };
     let a = grid.assemble(&table, &w, &inputs).unwrap();
     assert_eq!(a.equilibration_constraints.numel(), 0, "heuristic step equilibration is a cost");
-    let n_eq = a.equalities.numel();
+    let n_eq = a.g.numel();
     let mut mpcc = Mpcc::new(w, a.equilibration_cost, a.pairs_g, a.pairs_h);
-    mpcc.g = a.equalities;
+    mpcc.g = a.g;
     (mpcc.lbg, mpcc.ubg) = (vec![0.0; n_eq], vec![0.0; n_eq]);
     (mpcc.lbw, mpcc.ubw, mpcc.w0) = (table.lb.clone(), table.ub.clone(), table.guess.clone());
     let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();

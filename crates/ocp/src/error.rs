@@ -16,6 +16,9 @@ pub enum OcpError {
     /// The discretization options are invalid.
     #[error(transparent)]
     Discretization(#[from] fesd_sim::SimError),
+    /// The rigid-body layer refused the model or its options.
+    #[error(transparent)]
+    RigidBody(#[from] fesd_cls::ClsError),
     /// A size, bound or value of the problem is wrong.
     #[error("{what}: {reason}")]
     Invalid {

@@ -60,6 +60,37 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Rigid bodies
+//!
+//! The same front end takes a rigid-body model (`Ocp<ClsModel>`, FESD-J: impacts and
+//! Coulomb friction in complementarity form at every element); its state is
+//! x = (q, v), v the velocity before any impulse. A box pushed 1 m against friction,
+//! rest to rest, with the least control effort:
+//!
+//! ```
+//! use casadi::SX;
+//! use fesd_cls::{ClsModel, Contact};
+//! use fesd_ocp::{Ocp, OcpSolver};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (q, v, u) = (SX::sym("q", 2), SX::sym("v", 2), SX::sym("u", 1));
+//! let ground = Contact::new(q.at(1)? - 0.5).friction(0.2, SX::from_slice(&[1.0, 0.0]));
+//! let model = ClsModel::new(q.clone(), v.clone())
+//!     .with_controls(u.clone())
+//!     .with_forces(SX::vertcat(&[&u, &SX::scalar(-9.81)])?)
+//!     .with_contact(ground);
+//! let target = SX::vertcat(&[&q.at(0)?, &v])?;                  // q_x(T) = 1, v(T) = 0
+//! let ocp = Ocp::new(model, 2.0, 10, &[0.0, 0.5, 0.0, 0.0])      // x0 = (q0, v0)
+//!     .with_control_bounds(&[-30.0], &[30.0])
+//!     .with_lagrange(&u * &u)
+//!     .with_terminal(target, &[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]);
+//! let r = OcpSolver::new(&ocp)?.solve()?;
+//! // Sliding throughout, the optimum over piecewise-constant controls is 9.21404
+//! // (the friction force μmg is paid while the box slides).
+//! assert!(r.comp_residual <= 1e-9 && (r.cost - 9.21404).abs() < 1e-4);
+//! assert!(r.impacts(1e-4).is_empty());                           // r.results["impulse"]
+//! # Ok(()) }
+//! ```
+//!
 //! # What a problem may state
 //!
 //! - A fixed or free horizon ([`Horizon`]; `time_cost` for time-optimal control), N
@@ -120,6 +151,7 @@
 //!
 
 mod error;
+mod kind;
 mod output;
 #[cfg(feature = "plot")]
 mod plot;
@@ -130,8 +162,9 @@ mod transcribe;
 
 pub use error::{OcpError, Result};
 pub use fesd_discretization::{interval_sums, Block, VariableTable};
+pub use kind::{ElementOptions, ModelKind};
 pub use problem::{
     FreeParameter, Horizon, InitialState, Ocp, OcpOptions, PathConstraint, PathPoints, SoftTerminalConstraint, TerminalConstraint,
     TerminalPenalty, Tracking,
 };
-pub use solver::{OcpResult, OcpSolver};
+pub use solver::{OcpImpact, OcpResult, OcpSolver};

@@ -1,6 +1,7 @@
-//! The optimal control problem on a PSS model, validated once.
+//! The optimal control problem on a model of either kind, validated once.
 
 use crate::error::{invalid, Result};
+use crate::kind::{ElementOptions, ModelKind};
 use casadi::SX;
 use fesd_discretization::FesdOptions;
 use fesd_model::PssModel;
@@ -136,30 +137,34 @@ pub struct PathConstraint {
     pub at: PathPoints,
 }
 
-/// Options of the discretization and the solver. Read from JSON, unknown keys are
-/// errors and missing ones take their defaults.
+/// Options of the discretization and the solver, `E` the finite elements' options of
+/// the model kind ([`FesdOptions`] for switched systems, `fesd_cls::ClsOptions` for
+/// rigid bodies). Read from JSON, unknown keys are errors and missing ones take their
+/// defaults.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct OcpOptions {
-    /// The FESD discretization of every control interval (`n_fe` elements each).
-    pub fesd: FesdOptions,
-    /// The MPCC homotopy (default [`OcpOptions::default_homotopy`]: direct steering from
-    /// σ_0 = 1 with the superlinear σ update, also for the fields a JSON object leaves out).
-    /// Not the MPCC default (ℓ∞ elastic mode from σ_0 = 100): that one is faster but ends
-    /// several of this crate's test problems in spurious local minima.
+#[serde(deny_unknown_fields, default, bound(serialize = "E: serde::Serialize", deserialize = "E: ElementOptions"))]
+pub struct OcpOptions<E: ElementOptions = FesdOptions> {
+    /// The FESD discretization of every control interval (`n_fe` elements each);
+    /// default [`ElementOptions::ocp_default`] (for rigid bodies not the simulator's:
+    /// no ℓ1 tie-break on the multipliers, the slip pair on).
+    pub fesd: E,
+    /// The MPCC homotopy (default [`ElementOptions::ocp_homotopy`]: direct steering from
+    /// σ_0 = 1 with the superlinear σ update, also for the fields a JSON object leaves
+    /// out). Not the MPCC default (ℓ∞ elastic mode from σ_0 = 100): that one is faster
+    /// but ends several of this crate's test problems in spurious local minima.
     /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
-    #[serde(deserialize_with = "deserialize_homotopy")]
+    #[serde(deserialize_with = "deserialize_homotopy::<E, _>")]
     pub homotopy: HomotopyOptions,
     /// Also bound the states at the Runge–Kutta stages by `x_lower`/`x_upper`, not
-    /// only at the element boundaries (default false; needs the integral form, whose
-    /// stage unknowns are the stage states).
+    /// only at the element boundaries (default false; a switched system needs the
+    /// integral form, whose stage unknowns are the stage states).
     pub state_bounds_at_stages: bool,
     /// Expand the transcribed NLP (mapped element kernels, MX) into one SX graph and let
     /// CasADi evaluate it, instead of generating and compiling C for the mapped kernels
     /// (default false). No compiler runs and the evaluations are cheaper, but the graph, and
     /// the time to build it, grow with N; the compiled kernels stay the default because
     /// their C is flat in N and is what an exported solver embeds. An expanded problem uses
-    /// the exact equilibration Hessian (`FesdOptions::for_expansion`).
+    /// the exact equilibration Hessian ([`ElementOptions::for_expansion`]).
     /// Evidence: `docs/evidence/ocp.md`, "expand".
     pub expand: bool,
     /// How the kernels are evaluated (default [`Kernels::Auto`]: on a cold cache the
@@ -171,26 +176,23 @@ pub struct OcpOptions {
 }
 
 impl OcpOptions {
-    /// The optimal control homotopy: [`HomotopyOptions::scholtes_direct`] (direct steering
-    /// from σ_0 = 1, κ = 0.1) with the superlinear update σ_{k+1} = min(κ σ_k, σ_k²)
-    /// (`sigma_exponent = 2`): 1, 0.1, 0.01, 1e-4, 1e-8, … It needs fewer Ipopt
-    /// iterations than the linear update at the same costs.
-    /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
+    /// The switched systems' optimal control homotopy ([`ElementOptions::ocp_homotopy`]
+    /// of [`FesdOptions`]).
     pub fn default_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_exponent: 2.0, ..HomotopyOptions::scholtes_direct() }
+        FesdOptions::ocp_homotopy()
     }
 }
 
-/// Reads homotopy options whose missing fields take [`OcpOptions::default_homotopy`]'s values.
-fn deserialize_homotopy<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<HomotopyOptions, D::Error> {
-    HomotopyOptions::deserialize_onto(OcpOptions::default_homotopy(), d)
+/// Reads homotopy options whose missing fields take `E`'s [`ElementOptions::ocp_homotopy`].
+fn deserialize_homotopy<'de, E: ElementOptions, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<HomotopyOptions, D::Error> {
+    HomotopyOptions::deserialize_onto(E::ocp_homotopy(), d)
 }
 
-impl Default for OcpOptions {
+impl<E: ElementOptions> Default for OcpOptions<E> {
     fn default() -> Self {
         OcpOptions {
-            fesd: FesdOptions::default(),
-            homotopy: OcpOptions::default_homotopy(),
+            fesd: E::ocp_default(),
+            homotopy: E::ocp_homotopy(),
             state_bounds_at_stages: false,
             expand: false,
             kernels: Kernels::default(),
@@ -199,12 +201,14 @@ impl Default for OcpOptions {
 }
 
 /// `min ∫ L dt + M(x(T)) + w_T T` over piecewise-constant controls, subject to the
-/// PSS dynamics (FESD), bounds on controls and on the states at element boundaries, and
-/// terminal constraints.
+/// dynamics of `M` (FESD for a switched system, FESD-J for rigid bodies), bounds on
+/// controls and on the states at element boundaries, and terminal constraints. The
+/// state x is the model's ([`ModelKind::state`]: a rigid body's is `(q, v)`, v the
+/// velocity before any impulse); costs and constraints are written in its symbols.
 #[derive(Clone, Debug)]
-pub struct Ocp {
+pub struct Ocp<M: ModelKind = PssModel> {
     /// The dynamics.
-    pub model: PssModel,
+    pub model: M,
     /// Fixed or free horizon.
     pub horizon: Horizon,
     /// Number of control intervals N (≥ 1); Σh = T/N in each.
@@ -244,14 +248,14 @@ pub struct Ocp {
     /// then ignored).
     pub free_parameters: Vec<FreeParameter>,
     /// Discretization and solver options.
-    pub options: OcpOptions,
+    pub options: OcpOptions<M::Options>,
 }
 
-impl Ocp {
+impl<M: ModelKind> Ocp<M> {
     /// Finite elements of every control interval.
     pub fn fe_counts(&self) -> Vec<usize> {
         if self.n_fe_per_interval.is_empty() {
-            vec![self.options.fesd.n_fe; self.n_intervals]
+            vec![self.options.fesd.n_fe(); self.n_intervals]
         } else {
             self.n_fe_per_interval.clone()
         }
@@ -259,8 +263,8 @@ impl Ocp {
 
     /// An OCP on `model` with `n_intervals` intervals over a fixed horizon `t_final`,
     /// fixed initial state `x0`, unbounded controls and states, no cost yet.
-    pub fn new(model: PssModel, t_final: f64, n_intervals: usize, x0: &[f64]) -> Self {
-        let (n_x, n_u) = (model.n_x(), model.u.nrow());
+    pub fn new(model: M, t_final: f64, n_intervals: usize, x0: &[f64]) -> Self {
+        let (n_x, n_u) = (model.n_x(), model.controls().nrow());
         Ocp {
             horizon: Horizon::Fixed(t_final),
             n_intervals,
@@ -278,17 +282,51 @@ impl Ocp {
             soft_terminal: None,
             path: Vec::new(),
             tracking: None,
-            p: vec![0.0; model.p.nrow()],
+            p: vec![0.0; model.parameters().nrow()],
             free_parameters: Vec::new(),
             options: OcpOptions::default(),
             model,
         }
     }
 
+    /// The model's parameters with the free ones at their guesses.
+    pub fn parameter_guess(&self) -> Vec<f64> {
+        let mut p = self.p.clone();
+        for fp in &self.free_parameters {
+            p[fp.index] = fp.guess;
+        }
+        p
+    }
+
+    /// Sets the control bounds.
+    pub fn with_control_bounds(mut self, lower: &[f64], upper: &[f64]) -> Self {
+        self.u_lower = lower.to_vec();
+        self.u_upper = upper.to_vec();
+        self
+    }
+
+    /// Sets the Lagrange term `L(x, u, p)`.
+    pub fn with_lagrange(mut self, l: SX) -> Self {
+        self.lagrange = Some(l);
+        self
+    }
+
+    /// Sets the Mayer term `M(x(T), p)`.
+    pub fn with_mayer(mut self, m: SX) -> Self {
+        self.mayer = Some(m);
+        self
+    }
+
+    /// Sets the hard terminal constraints `lower ≤ c(x(T), p) ≤ upper`.
+    pub fn with_terminal(mut self, expr: SX, lower: &[f64], upper: &[f64]) -> Self {
+        self.terminal = Some(TerminalConstraint { expr, lower: lower.to_vec(), upper: upper.to_vec() });
+        self
+    }
+
     /// Checks sizes, bounds and options; the first problem found is the error.
     pub fn validate(&self) -> Result<()> {
-        self.model.validate()?;
-        self.options.fesd.validate()?;
+        self.model.validate_model()?;
+        self.options.fesd.validate_element()?;
         self.options.homotopy.validate()?;
         if self.options.expand && self.options.kernels == Kernels::Compiled {
             return invalid(
@@ -296,7 +334,7 @@ impl Ocp {
                 "\"compiled\" contradicts expand = true, whose NLP CasADi evaluates (use \"auto\" or \"interpreted\")",
             );
         }
-        let (n_x, n_u, n_p) = (self.model.n_x(), self.model.u.nrow(), self.model.p.nrow());
+        let (n_x, n_u, n_p) = (self.model.n_x(), self.model.controls().nrow(), self.model.parameters().nrow());
         if self.n_intervals == 0 {
             return invalid("n_intervals", "needs at least one control interval");
         }
@@ -325,7 +363,7 @@ impl Ocp {
                 format!("{:?}: needs one count ≥ 1 per control interval ({}), or none", self.n_fe_per_interval, self.n_intervals),
             );
         }
-        if self.options.state_bounds_at_stages && self.options.fesd.irk_representation != fesd_discretization::IrkRepresentation::Integral {
+        if self.options.state_bounds_at_stages && !self.options.fesd.stage_states_are_unknowns() {
             return invalid(
                 "state_bounds_at_stages",
                 "needs the integral form (irk_representation Integral): the differential form's stage states are not unknowns",
@@ -341,7 +379,7 @@ impl Ocp {
 
     /// Checks the costs' and constraints' shapes, bounds and weights.
     fn validate_terms(&self) -> Result<()> {
-        let n_p = self.model.p.nrow();
+        let n_p = self.model.parameters().nrow();
         for (what, e) in [("lagrange", &self.lagrange), ("mayer", &self.mayer)] {
             if let Some(e) = e {
                 if e.shape() != (1, 1) {
@@ -395,7 +433,7 @@ impl Ocp {
     /// Checks that every cost and constraint uses only the model's states, parameters
     /// and (where a control may appear) controls.
     fn validate_symbols(&self) -> Result<()> {
-        let m = &self.model;
+        let (x, u, p) = (self.model.state()?, self.model.controls(), self.model.parameters());
         let mut exprs = vec![
             ("lagrange", self.lagrange.clone(), true),
             ("mayer", self.mayer.clone(), false),
@@ -406,8 +444,8 @@ impl Ocp {
         exprs.extend(self.tracking.iter().map(|t| ("tracking", Some(t.expr.clone()), true)));
         for (what, e, with_u) in exprs {
             if let Some(e) = e {
-                let u = if with_u { m.u.clone() } else { SX::sym("u", 0) };
-                if let Err(err) = casadi::Function::new(what, &[("x", &m.x), ("u", &u), ("p", &m.p)], &[("e", &e)]) {
+                let u = if with_u { u.clone() } else { SX::sym("u", 0) };
+                if let Err(err) = casadi::Function::new(what, &[("x", &x), ("u", &u), ("p", p)], &[("e", &e)]) {
                     let allowed = if with_u { "states, controls or parameters" } else { "states or parameters" };
                     let names = err.free_symbols().unwrap_or_else(|| err.to_string());
                     return invalid(what, format!("uses symbols that are not {allowed}: {names}"));

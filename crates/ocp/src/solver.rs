@@ -1,28 +1,40 @@
 //! Solving the transcribed OCP and reading its results by name.
 
 use crate::error::{invalid, OcpError, Result};
+use crate::kind::ModelKind;
 use crate::problem::Ocp;
 use crate::transcribe::{transcribe, Transcription};
 use fesd_discretization::VariableTable;
-use fesd_model::SubsystemLowering;
+use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A compiled OCP: solve it, change x0 or parameters, solve again (warm-started from
-/// the previous solution, nothing recompiled).
-pub struct OcpSolver {
+/// A compiled OCP: solve it, change x0, parameters or references, solve again
+/// (warm-started from the previous solution, nothing recompiled).
+pub struct OcpSolver<M: ModelKind = PssModel> {
     t: Transcription,
     /// The problem, for re-simulation.
-    ocp: Ocp,
+    ocp: Ocp<M>,
     solver: MpccSolver,
+    /// The parameter values (laid out by the transcription's parameter table).
     p0: Vec<f64>,
-    n_p: usize,
-    n_intervals: usize,
     build_time: Duration,
-    /// The DCS the discretization was built with, for the simulations.
-    lowering: Arc<dyn SubsystemLowering>,
+    /// A switched system's DCS of the user's own, for the simulations too.
+    lowering: Option<Arc<dyn SubsystemLowering>>,
+}
+
+/// An impulse found by a rigid-body OCP: element boundary, contact, size.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OcpImpact {
+    /// Time of the boundary.
+    pub time: f64,
+    /// Contact index.
+    pub contact: usize,
+    /// Normal impulse Λ_n.
+    pub impulse: f64,
 }
 
 /// The solution of an OCP, by name.
@@ -30,9 +42,10 @@ pub struct OcpSolver {
 pub struct OcpResult {
     /// How the homotopy ended.
     pub status: MpccStatus,
-    /// The OCP's cost: Lagrange + Mayer + time terms.
+    /// The OCP's cost: Lagrange + Mayer + time terms (+ soft terminal penalties).
     pub cost: f64,
-    /// The NLP objective: the cost plus the step-equilibration term.
+    /// The NLP objective: the cost plus the step-equilibration term (and a rigid
+    /// body's tie-break terms).
     pub objective: f64,
     /// Complementarity residual max |G_i H_i|.
     pub comp_residual: f64,
@@ -40,7 +53,8 @@ pub struct OcpResult {
     pub t_final: f64,
     /// Times of the element boundaries (N · N_FE + 1 values).
     pub t: Vec<f64>,
-    /// States at the element boundaries, x0 first.
+    /// States at the element boundaries, x0 first (rigid bodies: `(q, v)` with the
+    /// velocity before any impulse there).
     pub x: Vec<Vec<f64>>,
     /// Control of every interval.
     pub u: Vec<Vec<f64>>,
@@ -50,11 +64,17 @@ pub struct OcpResult {
     pub p: Vec<f64>,
     /// Start time of every control interval, and T.
     pub t_controls: Vec<f64>,
-    /// Regions (θ indices, every subsystem's stacked) active in each element: θ above
+    /// Modes active in each element (a switched system's regions: θ indices, every
+    /// subsystem's stacked; a rigid body's contacts carrying a normal force): above
     /// 1e-5 at some stage.
     pub active_sets: Vec<Vec<usize>>,
     /// Element boundaries where the active set changes.
     pub switch_times: Vec<f64>,
+    /// The model kind's own results per element, by name (a switched system: `theta`,
+    /// `x_stage`, `primal`, `dual_end`; rigid bodies: `v_post`, the velocity after the
+    /// impulse at each element's left boundary, `impulse`, the normal impulses there,
+    /// and `force`, the normal forces at the stages).
+    pub results: BTreeMap<String, Vec<Vec<f64>>>,
     /// The MPCC solve: homotopy table, iterations, timings, certificate.
     pub mpcc: MpccResult,
     /// The NLP vector and its table.
@@ -63,45 +83,59 @@ pub struct OcpResult {
     pub table: VariableTable,
 }
 
-impl OcpSolver {
+impl OcpResult {
+    /// The normal impulses above `tol` at the element boundaries, in time order (a
+    /// rigid-body OCP; none for a switched system).
+    pub fn impacts(&self, tol: f64) -> Vec<OcpImpact> {
+        let Some(impulses) = self.results.get("impulse") else { return Vec::new() };
+        let mut out = Vec::new();
+        for (e, lam) in impulses.iter().enumerate() {
+            for (l, &x) in lam.iter().enumerate() {
+                if x > tol {
+                    out.push(OcpImpact { time: self.t[e], contact: l, impulse: x });
+                }
+            }
+        }
+        out
+    }
+
+    /// The result as pretty JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| OcpError::Invalid { what: "result", reason: e.to_string() })
+    }
+}
+
+impl OcpSolver<PssModel> {
+    /// As [`OcpSolver::new`] with the DCS written by `lowering` (a representation of
+    /// your own; `ocp.options.fesd.representation` is then ignored). The
+    /// re-simulation and the simulated initial guess use it too.
+    pub fn with_lowering(ocp: &Ocp, lowering: Arc<dyn SubsystemLowering>) -> Result<OcpSolver> {
+        Self::build(ocp, &fesd_mpcc::CompileOptions::default(), Some(lowering))
+    }
+}
+
+impl<M: ModelKind> OcpSolver<M> {
     /// Validates, transcribes and compiles `ocp` (kernels cached on disk).
-    pub fn new(ocp: &Ocp) -> Result<OcpSolver> {
+    pub fn new(ocp: &Ocp<M>) -> Result<OcpSolver<M>> {
         Self::with_compile_options(ocp, &fesd_mpcc::CompileOptions::default())
     }
 
     /// As [`OcpSolver::new`] with explicit compiler settings (cache directory,
     /// optimization level, which constant tables stay in the C).
-    pub fn with_compile_options(ocp: &Ocp, compile: &fesd_mpcc::CompileOptions) -> Result<OcpSolver> {
-        let lowering = ocp.options.fesd.lowering();
-        Self::build(ocp, compile, Arc::from(lowering))
+    pub fn with_compile_options(ocp: &Ocp<M>, compile: &fesd_mpcc::CompileOptions) -> Result<OcpSolver<M>> {
+        Self::build(ocp, compile, None)
     }
 
-    /// As [`OcpSolver::new`] with the DCS written by `lowering` (a representation of
-    /// your own; `ocp.options.fesd.representation` is then ignored). The
-    /// re-simulation and the simulated initial guess use it too.
-    pub fn with_lowering(ocp: &Ocp, lowering: Arc<dyn SubsystemLowering>) -> Result<OcpSolver> {
-        Self::build(ocp, &fesd_mpcc::CompileOptions::default(), lowering)
-    }
-
-    fn build(ocp: &Ocp, compile: &fesd_mpcc::CompileOptions, lowering: Arc<dyn SubsystemLowering>) -> Result<OcpSolver> {
+    fn build(ocp: &Ocp<M>, compile: &fesd_mpcc::CompileOptions, lowering: Option<Arc<dyn SubsystemLowering>>) -> Result<OcpSolver<M>> {
         ocp.validate()?;
         let start = Instant::now();
-        let t = transcribe(ocp, lowering.as_ref())?;
+        let t = transcribe(ocp, lowering.as_deref())?;
         let solver = if ocp.options.expand {
             MpccSolver::interpreted(&expanded(&t.mpcc)?, ocp.options.homotopy.clone())?
         } else {
             MpccSolver::with_kernels(&t.mpcc, ocp.options.homotopy.clone(), compile, ocp.options.kernels)?
         };
-        Ok(OcpSolver {
-            ocp: ocp.clone(),
-            p0: t.mpcc.p0.clone(),
-            n_p: ocp.p.len(),
-            n_intervals: ocp.n_intervals,
-            solver,
-            t,
-            lowering,
-            build_time: start.elapsed(),
-        })
+        Ok(OcpSolver { ocp: ocp.clone(), p0: t.mpcc.p0.clone(), solver, t, lowering, build_time: start.elapsed() })
     }
 
     /// Time spent transcribing and compiling (or loading) the kernels.
@@ -133,14 +167,40 @@ impl OcpSolver {
         &self.t.table
     }
 
-    /// A new fixed initial state for the following solves.
-    pub fn set_x0(&mut self, x0: &[f64]) -> Result<()> {
-        let Some(off) = self.t.x0_parameter else { return invalid("x0", "the initial state is free in this OCP") };
-        if x0.len() != self.t.sizes.n_x || x0.iter().any(|v| !v.is_finite()) {
-            return invalid("x0", format!("{} finite values expected", self.t.sizes.n_x));
+    /// The parameter table: where `p`, a fixed `x0` and the tracking references are in
+    /// the NLP's parameter vector.
+    pub fn parameter_table(&self) -> &VariableTable {
+        &self.t.parameters
+    }
+
+    /// Writes `values` into the parameter block `name` (interval `k`).
+    fn set_parameter_block(&mut self, what: &'static str, name: &str, k: Option<usize>, values: &[f64]) -> Result<()> {
+        let Some(b) = self.t.parameters.block(name, k, None) else {
+            return invalid(what, format!("this OCP has no parameter block {name}"));
+        };
+        if values.len() != b.len {
+            return invalid(what, format!("{} values given, {} expected", values.len(), b.len));
         }
-        self.p0[off..off + x0.len()].copy_from_slice(x0);
-        Ok(())
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return invalid(what, format!("entry {i} is {}", values[i]));
+        }
+        self.t
+            .parameters
+            .write(&mut self.p0, name, k, None, values)
+            .ok_or_else(|| OcpError::Invalid { what, reason: "does not fit".into() })
+    }
+
+    /// A new fixed initial state for the following solves (rigid bodies: `(q0, v0)`).
+    pub fn set_x0(&mut self, x0: &[f64]) -> Result<()> {
+        if self.t.parameters.block("x0", None, None).is_none() {
+            return invalid("x0", "the initial state is free in this OCP");
+        }
+        self.set_parameter_block("x0", "x0", None, x0)
+    }
+
+    /// The current initial state: the fixed one, or the free one's guess.
+    fn x0_now(&self) -> Vec<f64> {
+        self.t.parameters.read(&self.p0, "x0", None, None).map_or_else(|| self.ocp.x0.guess().to_vec(), <[f64]>::to_vec)
     }
 
     /// The next solve starts from `w`, an NLP vector in the layout of
@@ -166,17 +226,15 @@ impl OcpSolver {
 
     /// The table's guess with the states taken from the trajectory `x_of_t` on the
     /// nominal grid (every interval T/N long, its elements of equal length h): every
-    /// element's end state `x(t_end)`, its stage states `x(t_start + c_m h)` in the
-    /// integral form or, in the differential form, its stage derivatives all equal to
-    /// the element's secant `(x(t_end) − x(t_start)) / h`, and a free x0's guess
-    /// `x(0)`; T is the horizon's guess when it is free. Use it to start from an
-    /// interpolation between the initial and a target state, or from a trajectory
-    /// known from elsewhere. A value of the wrong size or not finite is an error.
+    /// element's states at its RK nodes and its end (a switched system in the
+    /// differential form: its stage derivatives all equal to the element's secant;
+    /// rigid bodies: positions and velocities), and a free x0's guess `x(0)`; T is the
+    /// horizon's guess when it is free. Use it to start from an interpolation between
+    /// the initial and a target state, or from a trajectory known from elsewhere. A
+    /// value of the wrong size or not finite is an error.
     pub fn state_guess(&self, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<Vec<f64>> {
-        let (ocp, n_x) = (&self.ocp, self.t.sizes.n_x);
-        let horizon = ocp.horizon.guess();
-        let fesd = &ocp.options.fesd;
-        let c = fesd_rk::ButcherTableau::new(fesd.rk_family, fesd.n_s).map_err(fesd_discretization::DiscretizationError::Stages)?.c;
+        let (ocp, dcs) = (&self.ocp, &self.t.dcs);
+        let n_x = dcs.n_x();
         let at = |t: f64| -> Result<Vec<f64>> {
             let x = x_of_t(t);
             if x.len() != n_x || x.iter().any(|v| !v.is_finite()) {
@@ -186,31 +244,18 @@ impl OcpSolver {
         };
         let table = &self.t.table;
         let mut w = table.guess.clone();
-        let missing = |name: &str, k: usize, n: usize| OcpError::Invalid {
-            what: "state guess",
-            reason: format!("no block {name}({k}, {n}) of the right length"),
-        };
-        let interval = horizon / self.n_intervals as f64;
         if table.block("x0", None, None).is_some() {
-            table.write(&mut w, "x0", None, None, &at(0.0)?).ok_or_else(|| missing("x0", 0, 0))?;
+            table
+                .write(&mut w, "x0", None, None, &at(0.0)?)
+                .ok_or_else(|| OcpError::Invalid { what: "state guess", reason: "no block x0".into() })?;
         }
-        for (k, &n_fe) in self.t.fe.iter().enumerate() {
+        let (interval, nodes) = (ocp.horizon.guess() / ocp.n_intervals as f64, dcs.guess_nodes());
+        for (k, &n_fe) in dcs.fe().iter().enumerate() {
             let h = interval / n_fe as f64;
             for n in 0..n_fe {
                 let t0 = k as f64 * interval + n as f64 * h;
-                let (start, end) = (at(t0)?, at(t0 + h)?);
-                let stages: Vec<f64> = match fesd.irk_representation {
-                    fesd_discretization::IrkRepresentation::Integral => {
-                        c.iter().map(|cm| at(t0 + cm * h)).collect::<Result<Vec<_>>>()?.concat()
-                    }
-                    fesd_discretization::IrkRepresentation::Differential => {
-                        start.iter().zip(&end).map(|(a, b)| (b - a) / h).collect::<Vec<f64>>().repeat(c.len())
-                    }
-                };
-                table.write(&mut w, "k", Some(k), Some(n), &stages).ok_or_else(|| missing("k", k, n))?;
-                if !self.t.end_is_last_stage {
-                    table.write(&mut w, "x", Some(k), Some(n), &end).ok_or_else(|| missing("x", k, n))?;
-                }
+                let inside = nodes.iter().map(|c| at(t0 + c * h)).collect::<Result<Vec<_>>>()?;
+                dcs.write_state_guess(table, &mut w, (k, n), h, (&at(t0)?, &inside, &at(t0 + h)?))?;
             }
         }
         Ok(w)
@@ -237,103 +282,62 @@ impl OcpSolver {
 
     /// New values of the model's parameters for the following solves.
     pub fn set_parameters(&mut self, p: &[f64]) -> Result<()> {
-        if p.len() != self.n_p {
-            return invalid("p", format!("{} values given, {} expected", p.len(), self.n_p));
-        }
-        self.p0[..self.n_p].copy_from_slice(p);
-        Ok(())
+        self.set_parameter_block("p", "p", None, p)
     }
 
-    /// Re-simulates the optimal controls of `r` with the FESD simulator at high
-    /// accuracy (Radau IIA n_s = 3, `steps_per_interval` steps of 2 elements per control
-    /// interval) and returns the terminal error `max_i |x_i^sim(T) − x_i(T)|`: the
-    /// accuracy measure of the FESD papers.
+    /// Re-simulates the optimal controls of `r` with the model kind's simulator at high
+    /// accuracy (switched systems: Radau IIA n_s = 3, `steps_per_interval` steps of 2
+    /// elements per control interval; rigid bodies: the FESD-J simulator's defaults
+    /// with the OCP's Runge–Kutta family and stages) and returns the terminal error
+    /// `max_i |x_i^sim(T) − x_i(T)|`: the accuracy measure of the FESD papers.
     pub fn resimulate(&self, r: &OcpResult, steps_per_interval: usize) -> Result<f64> {
         if steps_per_interval == 0 {
             return invalid("steps_per_interval", "needs at least one step");
         }
-        let mut opts = fesd_sim::SimulatorOptions::default();
-        opts.fesd.n_s = 3;
-        opts.fesd.n_fe = 2;
-        let mut sim = fesd_sim::Simulator::with_lowering(&self.ocp.model, opts, self.lowering.as_ref())?;
-        let p = &r.p;
-        let mut x = r.x.first().cloned().unwrap_or_default();
-        for k in 0..self.n_intervals {
-            let length = r.t_controls[k + 1] - r.t_controls[k];
-            // A switch exactly on a step boundary can stall the simulator; a grid with
-            // one or three more steps moves the boundaries off it.
-            let mut done = None;
-            for m in [steps_per_interval, steps_per_interval + 1, steps_per_interval + 3] {
-                let out = sim.simulate_steps(&x, &r.u[k], p, length / m as f64, m)?;
-                if out.completed {
-                    done = Some(out.x_final().to_vec());
-                    break;
-                }
-            }
-            x = match done {
-                Some(x) => x,
-                None => return invalid("resimulate", format!("the simulation of interval {k} did not complete")),
-            };
-        }
-        let end = r.x.last().cloned().unwrap_or_default();
-        Ok(x.iter().zip(&end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
+        let (Some(x0), Some(end)) = (r.x.first(), r.x.last()) else { return invalid("result", "has no states") };
+        let x = M::simulate_controls(&self.ocp, self.lowering.as_deref(), x0, &r.u, &r.p, &r.t_controls, steps_per_interval)?;
+        Ok(x.iter().zip(end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
     }
 
     /// Replaces the initial guess by a simulation of the model with the guessed controls
-    /// from the guessed (or fixed) initial state: one step of the OCP's own FESD
-    /// discretization per control interval, so element lengths, switch positions and
-    /// algebraic variables start consistent with the dynamics instead of constant. Returns
-    /// the number of intervals whose step did not converge (their last iterate is used).
+    /// (`u_guess` in every interval) from the current (or guessed free) initial state:
+    /// one step of the OCP's own FESD discretization per control interval, so element
+    /// lengths, switch positions, contacts and algebraic variables start consistent
+    /// with the dynamics instead of constant. Returns the number of intervals whose
+    /// step did not converge (their last iterate is used).
     /// Evidence: `docs/evidence/ocp.md`, "guess_by_simulation".
     pub fn guess_by_simulation(&mut self) -> Result<usize> {
-        let ocp = &self.ocp;
-        let x0 = ocp.x0.guess().to_vec();
-        let horizon = ocp.horizon.guess();
-        let mut p = ocp.p.clone();
-        for fp in &ocp.free_parameters {
-            p[fp.index] = fp.guess;
+        let u = vec![self.ocp.u_guess.clone(); self.ocp.n_intervals];
+        self.guess_by_simulation_of(&u)
+    }
+
+    /// As [`OcpSolver::guess_by_simulation`] with the controls `u` (one row per interval).
+    pub fn guess_by_simulation_of(&mut self, u: &[Vec<f64>]) -> Result<usize> {
+        let (n, n_u) = (self.ocp.n_intervals, self.ocp.model.controls().nrow());
+        if u.len() != n || u.iter().any(|row| row.len() != n_u || row.iter().any(|v| !v.is_finite())) {
+            return invalid("u", format!("{n} rows of {n_u} finite controls expected"));
         }
-        // One simulator per element count (intervals may differ), each one step of the
-        // OCP's own discretization.
-        let mut simulators: std::collections::BTreeMap<usize, fesd_sim::Simulator> = Default::default();
-        let mut w = self.t.table.guess.clone();
-        let (mut x, mut failed) = (x0, 0);
-        for (k, &n_fe) in self.t.fe.iter().enumerate() {
-            let sim = match simulators.entry(n_fe) {
-                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    let mut fesd = ocp.options.fesd.clone();
-                    fesd.n_fe = n_fe;
-                    let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
-                    e.insert(fesd_sim::Simulator::with_lowering(&ocp.model, opts, self.lowering.as_ref())?)
-                }
-            };
-            let mut state = sim.start(&x, &ocp.u_guess, &p)?;
-            if !sim.step_with_length(&mut state, &ocp.u_guess, &p, horizon / self.n_intervals as f64)? {
-                failed += 1;
-            }
-            let (sw, from) = (state.solution(), &sim.interval().table);
-            for n in 0..n_fe {
-                for name in ["tau", "k", "z", "x"] {
-                    let (src, dst) = match (from.block(name, Some(0), Some(n)), self.t.table.block(name, Some(k), Some(n))) {
-                        (Some(src), Some(dst)) => (src, dst),
-                        // No end-state block in either: the last stage is the end.
-                        (None, None) if name == "x" => continue,
-                        _ => return invalid("guess_by_simulation", format!("no block {name}({k}, {n})")),
-                    };
-                    if src.len != dst.len {
-                        return invalid(
-                            "guess_by_simulation",
-                            format!("block {name}({k}, {n}) has {} entries, the simulation {}", dst.len, src.len),
-                        );
-                    }
-                    w[dst.offset..dst.offset + dst.len].copy_from_slice(&sw[src.offset..src.offset + src.len]);
-                }
-            }
-            x = state.x.clone();
-        }
+        let (w, failed) =
+            M::simulated_guess(&self.ocp, self.lowering.as_deref(), &self.t.table, self.t.table.guess.clone(), &self.x0_now(), u)?;
         self.solver.set_initial_guess(&w)?;
         Ok(failed)
+    }
+
+    /// The `count` largest constraint violations at `w` (e.g. a failed solve's last
+    /// iterate), each with what the row is (an element's equation, the sum of the steps
+    /// of an interval, a path, terminal or step-equilibration row). Bounds and
+    /// complementarity pairs are not included.
+    pub fn constraint_violations(&self, w: &[f64], count: usize) -> Result<Vec<(String, f64)>> {
+        if w.len() != self.t.table.len() {
+            return invalid("w", format!("{} values expected", self.t.table.len()));
+        }
+        let g = self.t.g.eval_dense(&[w, &self.p0])?.remove(0);
+        let (lb, ub) = (&self.t.mpcc.lbg, &self.t.mpcc.ubg);
+        let mut v: Vec<(String, f64)> =
+            g.iter().enumerate().map(|(i, x)| (self.t.row_labels[i].clone(), (lb[i] - x).max(x - ub[i]).max(0.0))).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v.truncate(count);
+        Ok(v)
     }
 
     /// New tracking references (one row of n_y values per interval) for the following
@@ -342,10 +346,9 @@ impl OcpSolver {
         if self.t.n_y == 0 {
             return invalid("tracking", "this OCP has no tracking term");
         }
-        crate::problem::check_reference(reference, self.n_intervals, self.t.n_y)?;
-        let off = self.t.reference_parameter;
+        crate::problem::check_reference(reference, self.ocp.n_intervals, self.t.n_y)?;
         for (k, row) in reference.iter().enumerate() {
-            self.p0[off + k * self.t.n_y..off + (k + 1) * self.t.n_y].copy_from_slice(row);
+            self.set_parameter_block("tracking reference", "reference", Some(k), row)?;
         }
         Ok(())
     }
@@ -355,41 +358,48 @@ impl OcpSolver {
         self.solver.set_parameters(&self.p0)?;
         let r = self.solver.solve();
         let w = r.w.clone();
-        let out = self.t.outputs.eval_dense(&[&w, &self.p0])?;
-        let (h, t_final) = (out[2].clone(), out[3][0]);
+        let mut out = self.t.outputs.eval_dense(&[&w, &self.p0])?.into_iter();
+        let mut next = || out.next().unwrap_or_default();
+        let (h, t_final, cost, p, activity) = (next(), next().first().copied().unwrap_or(f64::NAN), next(), next(), next());
+        let dcs = &self.t.dcs;
         let table = &self.t.table;
-        let n_x = self.t.sizes.n_x;
-        let x0 = match self.t.x0_parameter {
-            Some(off) => self.p0[off..off + n_x].to_vec(),
-            None => table.read(&w, "x0", None, None).map(<[f64]>::to_vec).unwrap_or_default(),
-        };
-        let mut x = vec![x0];
-        let mut t = vec![0.0];
-        let mut u = Vec::new();
-        let mut t_controls = Vec::new();
-        let mut e = 0;
-        for k in 0..self.n_intervals {
+        let mut x = vec![self.x0_now()];
+        if table.block("x0", None, None).is_some() {
+            x[0] = table.read(&w, "x0", None, None).map(<[f64]>::to_vec).unwrap_or_default();
+        }
+        let (mut t, mut u, mut t_controls, mut e) = (vec![0.0], Vec::new(), Vec::new(), 0);
+        for (k, &n_fe) in dcs.fe().iter().enumerate() {
             t_controls.push(*t.last().unwrap_or(&0.0));
             u.push(table.read(&w, "u", Some(k), None).map(<[f64]>::to_vec).unwrap_or_default());
-            for n in 0..self.t.fe[k] {
-                x.push(fesd_discretization::read_end_state(table, &w, (k, n), n_x, self.t.end_is_last_stage).unwrap_or_default());
+            for n in 0..n_fe {
+                x.push(dcs.element_end_state(table, &w, (k, n)).unwrap_or_default());
                 t.push(t.last().unwrap_or(&0.0) + h[e]);
                 e += 1;
             }
         }
         t_controls.push(*t.last().unwrap_or(&0.0));
-        let (n_theta, n_s) = (self.t.sizes.n_theta, self.t.sizes.n_s);
-        let active_sets: Vec<Vec<usize>> = out[1]
-            .chunks(n_theta * n_s)
-            .map(|col| (0..n_theta).filter(|&i| (0..n_s).any(|m| col[m * n_theta + i] > 1e-5)).collect())
+        let groups = self.t.activity_groups;
+        let e_count = dcs.n_elements();
+        let per_element = |v: &[f64]| -> Vec<Vec<f64>> {
+            let rows = v.len() / e_count.max(1);
+            if rows == 0 {
+                vec![Vec::new(); e_count]
+            } else {
+                v.chunks(rows).map(<[f64]>::to_vec).collect()
+            }
+        };
+        let active_sets: Vec<Vec<usize>> = per_element(&activity)
+            .iter()
+            .map(|col| (0..groups).filter(|&i| col.iter().skip(i).step_by(groups.max(1)).any(|&a| a > 1e-5)).collect())
             .collect();
         let switch_times = (1..active_sets.len()).filter(|&e| active_sets[e] != active_sets[e - 1]).map(|e| t[e]).collect();
+        let results = self.t.result_names.iter().map(|name| (name.clone(), per_element(&next()))).collect();
         // Later solves start from this solution.
         self.solver.set_initial_guess(&w)?;
         Ok(OcpResult {
             status: r.status,
-            cost: out[4][0],
-            p: out[5].clone(),
+            cost: cost.first().copied().unwrap_or(f64::NAN),
+            p,
             objective: r.objective,
             comp_residual: r.comp_residual,
             t_final,
@@ -400,6 +410,7 @@ impl OcpSolver {
             t_controls,
             active_sets,
             switch_times,
+            results,
             mpcc: r,
             w,
             table: self.t.table.clone(),

@@ -1,11 +1,13 @@
-//! The OCP as an MPCC: the element grid of `fesd-discretization` (one kernel mapped
-//! over all N · N_FE elements, couplings between neighbours) with the cost, the path
-//! and terminal constraints and the bounds, every unknown named in the variable table.
+//! The OCP as an MPCC: the model kind's horizon (a [`Dcs`]: one kernel mapped over
+//! all N · N_FE elements, couplings between neighbours) with the cost, the path and
+//! terminal constraints and the bounds, every unknown named in the variable table and
+//! every parameter in the parameter table.
 
 use crate::error::Result;
+use crate::kind::{ElementOptions, ModelKind};
 use crate::problem::{Horizon, InitialState, Ocp};
 use casadi::{Function, MX, SX};
-use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementSizes, ElementTerms, GridInputs, VariableTable};
+use fesd_discretization::{BlockOrder, Dcs, ElementBounds, ElementTerms, GridInputs, HorizonGuess, VariableTable};
 use fesd_model::SubsystemLowering;
 use fesd_mpcc::Mpcc;
 
@@ -16,17 +18,21 @@ type BoundedRows = (MX, Vec<f64>, Vec<f64>);
 pub(crate) struct Transcription {
     pub mpcc: Mpcc<casadi::Mx>,
     pub table: VariableTable,
-    pub sizes: ElementSizes,
-    /// The element ends are the last stage states (no `x` blocks).
-    pub end_is_last_stage: bool,
-    /// Number of elements of every interval.
-    pub fe: Vec<usize>,
-    /// `outputs(w, p) -> (x_stage, theta, quad)` per element (columns), for results.
+    /// The parameter vector by name: `p` (the model's), `x0` (when fixed), `reference`
+    /// (one block per interval, with tracking); the values in `guess`.
+    pub parameters: VariableTable,
+    /// The horizon's discretization.
+    pub dcs: Box<dyn Dcs>,
+    /// `outputs(w, p) -> (h, T, cost, p_model, activity, results…)`, for results.
     pub outputs: Function,
-    /// Whether x0 is a parameter (fixed) and its offset in the parameter vector.
-    pub x0_parameter: Option<usize>,
-    /// Offset of the tracking references (N · n_y values) in the parameter vector.
-    pub reference_parameter: usize,
+    /// Names of the outputs after the fixed five.
+    pub result_names: Vec<String>,
+    /// Modes in the activity output.
+    pub activity_groups: usize,
+    /// `g(w, p)`: every constraint row, for diagnostics.
+    pub g: Function,
+    /// What each row of `g` is.
+    pub row_labels: Vec<String>,
     /// Number of tracked outputs.
     pub n_y: usize,
 }
@@ -44,7 +50,7 @@ fn finite_or(v: &[f64], big: f64) -> Vec<f64> {
 /// interval, the element blocks (by kind, not element-major: the homotopy ends in
 /// better local minima; evidence: `docs/evidence/ocp.md`, "Variable order"), then `T`,
 /// free parameters, slacks.
-fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
+fn table<M: ModelKind>(ocp: &Ocp<M>, dcs: &dyn Dcs) -> Result<VariableTable> {
     let mut t = VariableTable::default();
     let x_guess = ocp.x0.guess().to_vec();
     if let InitialState::Free { lower, upper, guess } = &ocp.x0 {
@@ -59,7 +65,9 @@ fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
         at_stages: ocp.options.state_bounds_at_stages,
         x_guess,
     };
-    grid.add_blocks(&mut t, &bounds, BlockOrder::ByKind);
+    let p = ocp.parameter_guess();
+    let guess = HorizonGuess { x0: ocp.x0.guess(), u: &ocp.u_guess, p: &p, t_final: ocp.horizon.guess() };
+    dcs.add_unknowns(&mut t, &bounds, &guess, BlockOrder::ByKind)?;
     if let Horizon::Free { lower, upper, guess } = ocp.horizon {
         t.add("T", None, None, &[lower], &[upper], &[guess]);
     }
@@ -72,69 +80,70 @@ fn table(ocp: &Ocp, grid: &ElementGrid) -> VariableTable {
             t.add("s_terminal", None, None, &vec![0.0; n_c], &vec![f64::INFINITY; n_c], &vec![0.0; n_c]);
         }
     }
-    t
+    Ok(t)
 }
 
-/// The element grid of `ocp`: its discretization options, its intervals, and the
-/// stage cost, path constraints and tracking inside every element.
-fn element_grid(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<ElementGrid> {
+/// The horizon of `ocp`: its discretization options, its intervals, and the stage
+/// cost, path constraints and tracking inside every element.
+fn horizon<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn SubsystemLowering>) -> Result<Box<dyn Dcs>> {
     let terms = ElementTerms {
         lagrange: ocp.lagrange.clone(),
         path: ocp.path.iter().map(|c| (c.expr.clone(), c.at)).collect(),
         tracking: ocp.tracking.as_ref().map(|t| (t.expr.clone(), t.weight.clone())),
     };
     let fesd = if ocp.options.expand { ocp.options.fesd.for_expansion() } else { ocp.options.fesd.clone() };
-    Ok(ElementGrid::with_lowering(&ocp.model, &fesd, ocp.fe_counts(), &terms, lowering)?)
+    ocp.model.horizon(&fesd, ocp.fe_counts(), &terms, lowering)
 }
 
-/// The parameter vector's layout: the model's p, then x0 when it is fixed, then the
-/// tracking references.
-struct Parameters {
-    x0: Option<usize>,
-    reference: usize,
-    n_y: usize,
-    len: usize,
-}
-
-impl Parameters {
-    fn of(ocp: &Ocp, n_x: usize) -> Parameters {
-        let n_p = ocp.model.p.nrow();
-        let x0 = matches!(ocp.x0, InitialState::Fixed(_)).then_some(n_p);
-        let n_y = ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow());
-        let reference = n_p + if x0.is_some() { n_x } else { 0 };
-        Parameters { x0, reference, n_y, len: reference + n_y * ocp.n_intervals }
+/// The parameter vector's layout and values: the model's p, then x0 when it is fixed,
+/// then the tracking references of every interval.
+fn parameters<M: ModelKind>(ocp: &Ocp<M>) -> VariableTable {
+    let mut t = VariableTable::default();
+    let fixed = |v: &[f64]| (v.to_vec(), v.to_vec(), v.to_vec());
+    let add = |t: &mut VariableTable, name: &str, k: Option<usize>, v: &[f64]| {
+        let (lo, up, guess) = fixed(v);
+        t.add(name, k, None, &lo, &up, &guess);
+    };
+    add(&mut t, "p", None, &ocp.p);
+    if let InitialState::Fixed(x0) = &ocp.x0 {
+        add(&mut t, "x0", None, x0);
     }
-
-    fn values(ocp: &Ocp) -> Vec<f64> {
-        let x0: &[f64] = match &ocp.x0 {
-            InitialState::Fixed(x0) => x0,
-            InitialState::Free { .. } => &[],
-        };
-        ocp.p.iter().chain(x0).chain(ocp.tracking.iter().flat_map(|t| t.reference.iter().flatten())).copied().collect()
+    for (k, r) in ocp.tracking.iter().flat_map(|t| t.reference.iter()).enumerate() {
+        add(&mut t, "reference", Some(k), r);
     }
+    t
 }
 
 /// The grid's inputs in terms of the unknowns `w` and parameters `par`, and the
 /// model's p (given values, or unknowns for the free parameters).
-fn grid_inputs(ocp: &Ocp, table: &VariableTable, w: &MX, par: &MX, layout: &Parameters, n_x: usize) -> Result<GridInputs> {
-    let (n_u, n_p, n) = (ocp.model.u.nrow(), ocp.model.p.nrow(), ocp.n_intervals);
+fn grid_inputs<M: ModelKind>(
+    ocp: &Ocp<M>,
+    table: &VariableTable,
+    w: &MX,
+    par: &MX,
+    layout: &VariableTable,
+    n_x: usize,
+) -> Result<GridInputs> {
+    let (n_u, n_p, n) = (ocp.model.controls().nrow(), ocp.model.parameters().nrow(), ocp.n_intervals);
     let free_at = table.indices("p");
+    let given_at = layout.indices("p");
     let entries: Vec<MX> = (0..n_p)
         .map(|i| match ocp.free_parameters.iter().position(|fp| fp.index == i) {
             Some(j) => w.at(free_at[j]),
-            None => par.at(i),
+            None => par.at(given_at[i]),
         })
         .collect::<std::result::Result<_, _>>()?;
     let p = if n_p > 0 { MX::vertcat(&entries.iter().collect::<Vec<_>>())? } else { MX::zeros(0, 1) };
-    let x0 = match layout.x0 {
-        Some(off) => par.slice(off..off + n_x)?,
+    let x0 = match layout.block("x0", None, None) {
+        Some(_) => layout.gather(par, "x0", n_x, 1)?,
         None => table.gather(w, "x0", n_x, 1)?,
     };
     let (t_final, t_grid) = match ocp.horizon {
         Horizon::Fixed(t) => (MX::scalar(t), MX::scalar(t)),
         Horizon::Free { guess, .. } => (table.gather(w, "T", 1, 1)?, MX::scalar(guess)),
     };
-    let y_ref = if layout.n_y > 0 { par.slice(layout.reference..layout.len)?.reshape(layout.n_y, n)? } else { MX::zeros(0, n) };
+    let n_y = ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow());
+    let y_ref = if n_y > 0 { layout.gather(par, "reference", n_y, n)? } else { MX::zeros(0, n) };
     Ok(GridInputs { x0, u: table.gather(w, "u", n_u, n)?, p, t_final, t_grid, lambda0: None, y_ref })
 }
 
@@ -142,15 +151,15 @@ fn grid_inputs(ocp: &Ocp, table: &VariableTable, w: &MX, par: &MX, layout: &Para
 /// `c − s ≤ upper`, `c + s ≥ lower` (each with its bounds) in the slacks `s ≥ 0`.
 fn soft_terminal(
     soft: &crate::problem::SoftTerminalConstraint,
-    ocp: &Ocp,
+    (x, p): (&SX, &SX),
     table: &VariableTable,
     w: &MX,
     x_final: &MX,
     p_model: &MX,
 ) -> Result<(MX, Vec<BoundedRows>)> {
-    let (t, model) = (&soft.constraint, &ocp.model);
+    let t = &soft.constraint;
     let n_c = t.expr.nrow();
-    let c = sx_function("ocp_soft_terminal", &[("x", &model.x), ("p", &model.p)], &t.expr)?.call(&[x_final, p_model])?.remove(0);
+    let c = sx_function("ocp_soft_terminal", &[("x", x), ("p", p)], &t.expr)?.call(&[x_final, p_model])?.remove(0);
     match soft.penalty {
         crate::problem::TerminalPenalty::L2 { weight } => {
             let (lo, up) = (MX::from_slice(&finite_or(&t.lower, -1e20)), MX::from_slice(&finite_or(&t.upper, 1e20)));
@@ -170,25 +179,27 @@ fn soft_terminal(
 }
 
 /// Transcribes `ocp` (validated) into an MPCC over MX expressions.
-pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<Transcription> {
-    let grid = element_grid(ocp, lowering)?;
-    let (s, fe, e_count) = (grid.sizes(), grid.fe().to_vec(), grid.n_elements());
-    let model = &ocp.model;
-    let table = table(ocp, &grid);
+pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn SubsystemLowering>) -> Result<Transcription> {
+    let dcs = horizon(ocp, lowering)?;
+    let (n_x, e_count) = (dcs.n_x(), dcs.n_elements());
+    let (x_sym, p_sym) = (ocp.model.state()?, ocp.model.parameters().clone());
+    let table = table(ocp, dcs.as_ref())?;
     let w = MX::sym("w", table.len());
-    let layout = Parameters::of(ocp, s.n_x);
-    let par = MX::sym("p", layout.len);
-    let inputs = grid_inputs(ocp, &table, &w, &par, &layout, s.n_x)?;
+    let layout = parameters(ocp);
+    let par = MX::sym("p", layout.len());
+    let inputs = grid_inputs(ocp, &table, &w, &par, &layout, n_x)?;
     let (p_model, t_final) = (inputs.p.clone(), inputs.t_final.clone());
-    let a = grid.assemble(&table, &w, &inputs)?;
+    let a = dcs.assemble_horizon(&table, &w, &inputs)?;
     let vec = |m: &MX| m.reshape(m.numel(), 1);
-    let mut g = vec![a.equalities.clone()];
-    let (mut lbg, mut ubg) = (vec![0.0; a.equalities.numel()], vec![0.0; a.equalities.numel()]);
+    let mut g = vec![a.g.clone()];
+    let (mut lbg, mut ubg, mut row_labels) = (a.lbg.clone(), a.ubg.clone(), a.row_labels.clone());
+    let mut label = |lbg: &Vec<f64>, what: &str| row_labels.extend(std::iter::repeat_n(what.to_string(), lbg.len() - row_labels.len()));
     if !ocp.path.is_empty() {
         // Path constraints: the kernel's values per element, bounds repeated.
+        let n_s = dcs.guess_nodes().len();
         let (mut lo, mut up) = (Vec::new(), Vec::new());
         for c in &ocp.path {
-            let reps = if c.at == crate::problem::PathPoints::Stages { s.n_s } else { 1 };
+            let reps = if c.at == crate::problem::PathPoints::Stages { n_s } else { 1 };
             for _ in 0..reps {
                 lo.extend_from_slice(&c.lower);
                 up.extend_from_slice(&c.upper);
@@ -199,33 +210,40 @@ pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<
             lbg.extend_from_slice(&lo);
             ubg.extend_from_slice(&up);
         }
+        label(&lbg, "path constraint");
     }
     let x_final = a.x_end.get(.., e_count - 1)?;
     if let Some(term) = &ocp.terminal {
-        let c = sx_function("ocp_terminal", &[("x", &model.x), ("p", &model.p)], &term.expr)?;
+        let c = sx_function("ocp_terminal", &[("x", &x_sym), ("p", &p_sym)], &term.expr)?;
         g.push(c.call(&[&x_final, &p_model])?.remove(0));
         lbg.extend_from_slice(&term.lower);
         ubg.extend_from_slice(&term.upper);
+        label(&lbg, "terminal constraint");
     }
     let mut f = a.quad.sum() + &t_final * ocp.time_cost;
     if let Some(soft) = &ocp.soft_terminal {
-        let (penalty, rows) = soft_terminal(soft, ocp, &table, &w, &x_final, &p_model)?;
+        let (penalty, rows) = soft_terminal(soft, (&x_sym, &p_sym), &table, &w, &x_final, &p_model)?;
         f = f + penalty;
         for (row, lo, up) in rows {
             g.push(row);
             lbg.extend(lo);
             ubg.extend(up);
         }
+        label(&lbg, "soft terminal constraint");
     }
     if let Some(m) = &ocp.mayer {
-        let mf = sx_function("ocp_mayer", &[("x", &model.x), ("p", &model.p)], m)?;
+        let mf = sx_function("ocp_mayer", &[("x", &x_sym), ("p", &p_sym)], m)?;
         f = f + mf.call(&[&x_final, &p_model])?.remove(0);
     }
     let cost = f.clone();
+    if let Some(penalty) = &a.penalty {
+        f = f + penalty;
+    }
     f = f + &a.equilibration_cost;
     let n_eq = a.equilibration_constraints.numel();
     lbg.extend(std::iter::repeat_n(0.0, n_eq));
     ubg.extend(std::iter::repeat_n(0.0, n_eq));
+    label(&lbg, "step equilibration");
     g.push(a.equilibration_constraints.clone());
     let g_all = MX::vertcat(&g.iter().collect::<Vec<_>>())?;
     let mut mpcc = Mpcc::new(w.clone(), f, a.pairs_g.clone(), a.pairs_h.clone());
@@ -236,22 +254,22 @@ pub(crate) fn transcribe(ocp: &Ocp, lowering: &dyn SubsystemLowering) -> Result<
     mpcc.lbw = table.lb.clone();
     mpcc.ubw = table.ub.clone();
     mpcc.w0 = table.guess.clone();
-    mpcc.p0 = Parameters::values(ocp);
-    let outputs = Function::new(
-        "ocp_outputs",
-        &[("w", &w), ("p", &par)],
-        &[("x_stage", &a.x_stage), ("theta", &a.theta), ("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model)],
-    )?;
-    let end_is_last_stage = grid.end_is_last_stage();
+    mpcc.p0 = layout.guess.clone();
+    let g_function = Function::new("ocp_g", &[("w", &w), ("p", &par)], &[("g", &mpcc.g)])?;
+    let mut outputs: Vec<(&str, &MX)> =
+        vec![("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model), ("activity", &a.activity)];
+    outputs.extend(a.results.iter().map(|(n, m)| (n.as_str(), m)));
+    let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &outputs)?;
     Ok(Transcription {
         mpcc,
         table,
-        sizes: s,
-        end_is_last_stage,
-        fe,
+        parameters: layout,
+        result_names: a.results.iter().map(|(n, _)| n.clone()).collect(),
+        activity_groups: a.activity_groups,
         outputs,
-        x0_parameter: layout.x0,
-        reference_parameter: layout.reference,
-        n_y: layout.n_y,
+        g: g_function,
+        row_labels,
+        n_y: ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow()),
+        dcs,
     })
 }

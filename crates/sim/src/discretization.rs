@@ -132,7 +132,7 @@ impl FesdInterval {
         let lambda0 = next(s.n_comp)?;
         let inputs = GridInputs { x0: x0.clone(), u, p, t_final: t.clone(), t_grid: t, lambda0: Some(lambda0), y_ref: MX::zeros(0, 1) };
         let a = grid.assemble(&table, &w, &inputs)?;
-        let g = MX::vertcat(&[&a.equalities, &a.equilibration_constraints])?;
+        let g = MX::vertcat(&[&a.g, &a.equilibration_constraints])?;
         let n_g = g.numel();
         let step = Function::new(
             "fesd_step",
@@ -161,10 +161,10 @@ impl FesdInterval {
             &[
                 ("h", &a.h),
                 ("x_boundary", &MX::horzcat(&[&x0, &a.x_end])?),
-                ("x_stage", &a.x_stage),
-                ("theta", &a.theta),
-                ("primal", &a.primal),
-                ("dual_end", &a.dual_end.get(.., e - 1)?),
+                ("x_stage", a.result("x_stage")?),
+                ("theta", a.result("theta")?),
+                ("primal", a.result("primal")?),
+                ("dual_end", &a.result("dual_end")?.get(.., e - 1)?),
             ],
         )?
         .expand()?;

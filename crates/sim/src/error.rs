@@ -32,6 +32,9 @@ pub enum SimError {
         /// Why.
         reason: String,
     },
+    /// The discretization layer failed for a system of another layer.
+    #[error(transparent)]
+    Discretization(fesd_discretization::DiscretizationError),
     /// Writing an output file failed.
     #[error("writing {path}: {reason}")]
     Output {
@@ -50,6 +53,7 @@ impl From<fesd_discretization::DiscretizationError> for SimError {
             D::Casadi(e) => SimError::Casadi(e),
             D::Stages(e) => SimError::Stages(e),
             D::InvalidOption { name, reason } => SimError::InvalidOption { name, reason },
+            other @ D::System(_) => SimError::Discretization(other),
         }
     }
 }
