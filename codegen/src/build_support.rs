@@ -17,8 +17,8 @@
 //! The binary then declares `extern "C" { fn my_f(…) -> i32; }` (or includes the
 //! header from `$OUT_DIR/my_kernels.h` in C) and links `libmy_kernels.a`.
 
-use crate::context::GeneratedSource;
 use crate::error::{CodegenError, Result};
+use crate::source::GeneratedSource;
 use std::path::PathBuf;
 
 /// Writes the source into `$OUT_DIR` and compiles it into `lib<module>.a`, printing the

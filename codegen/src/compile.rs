@@ -13,8 +13,8 @@
 //! complete object there or nothing, and the next build publishes it instead of
 //! compiling again. Temporary files older than the compile timeout are removed.
 
-use crate::context::GeneratedSource;
 use crate::error::{io_err, CodegenError, Result};
+use crate::source::GeneratedSource;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{Read, Write};

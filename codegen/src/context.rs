@@ -3,6 +3,7 @@
 use crate::compile::{cached_shared, compile_shared, CacheOutcome, CompileOptions};
 use crate::error::{io_err, CodegenError, Result};
 use crate::library::KernelLibrary;
+use crate::source::GeneratedSource;
 use casadi::{CodeGenerator, CodegenOptions, Function};
 use std::collections::BTreeSet;
 
@@ -11,19 +12,6 @@ pub struct CodegenContext {
     module: String,
     functions: Vec<Function>,
     names: BTreeSet<String>,
-}
-
-/// The C source of a module: the `.c` file, its header and the module name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GeneratedSource {
-    /// Module name: file stem, library name and prefix of module-level symbols.
-    pub module: String,
-    /// Contents of `<module>.c`.
-    pub c_source: String,
-    /// Contents of `<module>.h`.
-    pub header: String,
-    /// Names of the generated functions, in the order they were added.
-    pub kernels: Vec<String>,
 }
 
 pub(crate) fn check_identifier(name: &str) -> Result<()> {
@@ -108,16 +96,6 @@ impl GeneratedSource {
             Some(path) => KernelLibrary::open(&path, self, CacheOutcome::Hit).map(Some),
             None => Ok(None),
         }
-    }
-
-    /// Writes `<dir>/<module>.c` and `<dir>/<module>.h`; returns the `.c` path.
-    pub fn write_to(&self, dir: &std::path::Path) -> Result<std::path::PathBuf> {
-        std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
-        let c = dir.join(format!("{}.c", self.module));
-        let h = dir.join(format!("{}.h", self.module));
-        std::fs::write(&c, &self.c_source).map_err(io_err("writing", &c))?;
-        std::fs::write(&h, &self.header).map_err(io_err("writing", &h))?;
-        Ok(c)
     }
 }
 

@@ -21,12 +21,14 @@ mod compile;
 mod context;
 mod error;
 mod library;
+mod source;
 mod tables;
 
 pub mod build_support;
 
 pub use compile::{compiler_runs, CompileOptions, OptLevel, DEFAULT_COMPILE_TIMEOUT, DEFAULT_TABLES_OUT_OF_LINE};
-pub use context::{CodegenContext, GeneratedSource};
+pub use context::CodegenContext;
 pub use error::{CodegenError, Result};
 pub use library::{Ccs, Kernel, KernelLibrary};
+pub use source::GeneratedSource;
 pub use tables::{split_tables, ConstantTables};

@@ -1,8 +1,8 @@
 //! Loaded kernel libraries and calls into generated functions.
 
 use crate::compile::{tables_path, CacheOutcome, CompileOptions};
-use crate::context::GeneratedSource;
 use crate::error::{CodegenError, Result};
+use crate::source::GeneratedSource;
 use crate::tables::{bind_symbol, ConstantTables};
 use std::ffi::c_int;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use crate::step::ClsStep;
 use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
-use fesd_sim::{SimulatorOptions, DUAL_START_AFTER, DUAL_START_STALL};
+use fesd_sim::{DUAL_START_AFTER, DUAL_START_STALL};
 use serde::{Deserialize, Serialize};
 
 /// Options of a rigid-body simulation.
@@ -46,11 +46,7 @@ impl Default for ClsSimulatorOptions {
             cls: ClsOptions::default(),
             step: 0.1,
             n_steps: 10,
-            homotopies: vec![
-                SimulatorOptions::single_nlp_homotopy(),
-                SimulatorOptions::short_homotopy(),
-                SimulatorOptions::robust_homotopy(),
-            ],
+            homotopies: fesd_mpcc::presets::simulation_tiers(),
             max_step_halvings: 5,
             warm_start_duals: true,
             impact_tol: 1e-6,

@@ -14,7 +14,6 @@
 //! neighbours (if any).
 
 use crate::error::{DiscretizationError, Result};
-use crate::grid::interval_sums;
 use crate::options::{StepEquilibration, StepEquilibrationHessian};
 use crate::table::VariableTable;
 use casadi::{Function, Parallelization, MX, SX};
@@ -179,6 +178,18 @@ pub(crate) fn neighbours(fe: &[usize]) -> (Vec<usize>, Vec<usize>) {
     let next: Vec<usize> = fe.iter().zip(&start).flat_map(|(&c, &s)| (1..c).map(move |m| s + m)).collect();
     let prev = next.iter().map(|e| e - 1).collect();
     (prev, next)
+}
+
+/// The sums over the elements of each interval of a row of element values (`1 × E`,
+/// element `e` in interval `interval_of[e]` of `n`), as a `1 × n` row: one product
+/// with the sparse element-to-interval incidence matrix, so the generated code has one
+/// operation whatever N (a sum per interval would be N operations, and N times the
+/// code in its derivatives).
+pub fn interval_sums(row: &MX, interval_of: &[usize], n: usize) -> casadi::Result<MX> {
+    let e_count = interval_of.len();
+    let elements: Vec<usize> = (0..e_count).collect();
+    let incidence = MX::from_nonzeros(&casadi::Sparsity::triplet(e_count, n, &elements, interval_of)?, &vec![1.0; e_count])?;
+    row.mtimes(&incidence)
 }
 
 /// The interval of every element of a horizon with `fe[k]` elements in interval k.

@@ -146,18 +146,6 @@ pub fn read_end_state(table: &VariableTable, w: &[f64], element: (usize, usize),
     w.get(off..off + n_x).map(<[f64]>::to_vec)
 }
 
-/// The sums over the elements of each interval of a row of element values (`1 × E`,
-/// element `e` in interval `interval_of[e]` of `n`), as a `1 × n` row: one product
-/// with the sparse element-to-interval incidence matrix, so the generated code has one
-/// operation whatever N (a sum per interval would be N operations, and N times the
-/// code in its derivatives).
-pub fn interval_sums(row: &MX, interval_of: &[usize], n: usize) -> casadi::Result<MX> {
-    let e_count = interval_of.len();
-    let elements: Vec<usize> = (0..e_count).collect();
-    let incidence = MX::from_nonzeros(&casadi::Sparsity::triplet(e_count, n, &elements, interval_of)?, &vec![1.0; e_count])?;
-    row.mtimes(&incidence)
-}
-
 impl ElementGrid {
     /// The element kernel of `model` with `opts` (validated here) and `terms`, for a
     /// horizon of `fe.len()` intervals with `fe[k]` elements each.

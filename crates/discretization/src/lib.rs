@@ -46,11 +46,11 @@ mod options;
 mod pairs;
 mod table;
 
-pub use chain::{assemble_chain, element_intervals, Chain, ChainInputs, ChainOptions, DcsElement};
+pub use chain::{assemble_chain, element_intervals, interval_sums, Chain, ChainInputs, ChainOptions, DcsElement};
 pub use dcs::{Dcs, HorizonGuess};
 pub use element::{ElementSizes, ElementTerms, PathPoints, StageTerms};
 pub use error::{DiscretizationError, Result};
-pub use grid::{end_state_offset, interval_sums, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
+pub use grid::{end_state_offset, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration, StepEquilibrationHessian};
 pub use pairs::{complementarity_pairs, sliding_exit_pairs};
 pub use table::{Block, VariableTable};

@@ -5,7 +5,8 @@
 //! - Step (FESD with set-valued step functions): `c(x) = λp − λn`, `0 ≤ λn ⊥ α ≥ 0`, `0 ≤ λp ⊥ e − α ≥ 0`,
 //!   `θ_i = Π_{S_ij=1} α_j Π_{S_ij=−1} (1 − α_j)` (or the region algebra of set regions).
 
-use crate::model::{ModelError, PssModel, Regions, Subsystem};
+use crate::model::{ModelError, PssModel, Subsystem};
+use crate::regions::Regions;
 use casadi::{Function, SX};
 use serde::{Deserialize, Serialize};
 

@@ -25,7 +25,9 @@
 mod dcs;
 mod model;
 mod partition;
+mod regions;
 
 pub use dcs::{AlgebraBuilder, DcsOptions, EquilibrationGroup, Representation, StageAlgebra, Step, Stewart, SubsystemLowering};
-pub use model::{ModelError, PssModel, RegionSet, Regions, Subsystem};
+pub use model::{ModelError, PssModel, Subsystem};
 pub use partition::MAX_ENUMERATED_SWITCHING_FUNCTIONS;
+pub use regions::{RegionSet, Regions};

@@ -8,7 +8,7 @@
 //! enumerates. Region sets are evaluated at every vertex `α ∈ {0, 1}^{n_c}` of the
 //! switching functions they use (`α_j = 1` ⇔ `c_j > 0`), where their θ is exactly 0 or 1.
 
-use crate::model::RegionSet;
+use crate::regions::RegionSet;
 
 /// Region sets over more switching functions than this are not enumerated (2^20
 /// vertices); such subsystems are accepted unchecked.

@@ -29,9 +29,9 @@
 //! feasible to first order near `w`; its NLP's solution starts the steps above, and
 //! where no radius gives one the finish reports the point locally infeasible.
 
+use crate::ipopt_setup::{max_abs, set_common_ipopt_options};
 use crate::options::HomotopyOptions;
 use crate::result::{FinishReport, Stationarity};
-use crate::solver::{max_abs, set_common_ipopt_options};
 use fesd_nlp::CompiledNlp;
 use highs::{Milp, MilpStatus};
 use ipopt::{IpoptSolver, NlpCallbacks, NlpStructure, Solution, StartPoint};

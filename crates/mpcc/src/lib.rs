@@ -132,9 +132,11 @@
 
 mod error;
 mod finish;
+mod ipopt_setup;
 pub mod nosbench;
 mod options;
 mod prepared;
+pub mod presets;
 mod problem;
 pub mod problems;
 mod relax;

@@ -194,7 +194,7 @@ pub struct HomotopyOptions {
     /// Exponent θ ≥ 1 of the superlinear update σ_{k+1} = max(σ_N, min(κ σ_k, σ_k^θ))
     /// (nosnoc's `homotopy_update_rule = 'superlinear'` with `homotopy_update_exponent`);
     /// 1 (default) is the linear update κ σ_k. After a recovery softens κ the update stays
-    /// linear. Optimal control sets 2 (`fesd_ocp::OcpOptions::default_homotopy`); on the
+    /// linear. Optimal control sets 2 (`fesd_mpcc::presets::optimal_control`); on the
     /// MPCC benchmarks θ = 2 sent a problem to a worse minimum. Evidence: `docs/evidence/mpcc.md`, "sigma_exponent".
     pub sigma_exponent: f64,
     /// Complementarity tolerance on max_i |G_i H_i| (default 1e-9).
@@ -377,20 +377,6 @@ impl Default for HomotopyOptions {
 }
 
 impl HomotopyOptions {
-    /// nosnoc's classic homotopy: direct steering (`G_i H_i ≤ σ`) from σ_0 = 1, with
-    /// Ipopt's plain inertia correction (`perturb_always_cd` off), the other fields at
-    /// their defaults. The default of optimal control and of the simulators.
-    pub fn scholtes_direct() -> Self {
-        HomotopyOptions { sigma_0: 1.0, steering: Steering::Direct, perturb_always_cd: false, ..HomotopyOptions::default() }
-    }
-
-    /// Reads options whose missing fields take [`HomotopyOptions::scholtes_direct`]'s
-    /// values (for `#[serde(deserialize_with = …)]` on a field defaulting to it);
-    /// unknown keys are errors as usual.
-    pub fn deserialize_scholtes_direct<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Self::deserialize_onto(Self::scholtes_direct(), d)
-    }
-
     /// Reads options whose missing fields take `defaults`' values (the body of a
     /// `#[serde(deserialize_with = …)]` function for a field with its own defaults);
     /// unknown keys are errors as usual.

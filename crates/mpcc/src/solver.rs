@@ -4,6 +4,7 @@ mod homotopy;
 
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
+use crate::ipopt_setup::{max_abs, set_common_ipopt_options};
 use crate::options::{HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
@@ -626,18 +627,6 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
     Ok((ipopt, warm))
 }
 
-/// The Ipopt options every NLP of fesd's MPCC solver gets, the homotopy's and the
-/// finish's: output by `verbosity`, `bound_relax_factor 0`, `mu_strategy adaptive`,
-/// `warm_start_init_point yes`.
-pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &HomotopyOptions) -> &'a mut IpoptSolver {
-    ipopt
-        .set_option("print_level", if opts.verbosity >= 2 { 5 } else { 0 })
-        .set_option("sb", "yes")
-        .set_option("bound_relax_factor", 0.0)
-        .set_option("mu_strategy", "adaptive")
-        .set_option("warm_start_init_point", "yes")
-}
-
 /// One result from two runs: the second's outcome if it converged or got closer, the
 /// tables, messages, iterations and times of both.
 fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
@@ -692,11 +681,6 @@ fn branch_eval(b: &mut BranchNlp, w: &[f64]) -> Option<(f64, f64)> {
     use ipopt::NlpCallbacks;
     let f = b.compiled.objective(w, true)?;
     Some((f, b.residual(w)?))
-}
-
-/// max_i |v_i| (0 for an empty slice).
-pub(crate) fn max_abs(v: &[f64]) -> f64 {
-    v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
 }
 
 fn check_len(what: &'static str, v: &[f64], len: usize) -> Result<()> {

@@ -40,7 +40,7 @@ fn nearest_to(b: f64, u: f64) -> Mpcc {
 #[test]
 fn the_homotopy_alone_stops_at_a_c_stationary_point() {
     // Direct steering: the relaxed NLPs' vertex is followed to the origin.
-    let opts = HomotopyOptions { active_set_finish: false, ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { active_set_finish: false, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&pinned_to_the_origin(), opts).unwrap().solve();
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert!(r.w[0].abs() < 1e-4 && r.w[1].abs() < 1e-4, "{:?}", r.w);
@@ -54,7 +54,7 @@ fn the_homotopy_alone_stops_at_a_c_stationary_point() {
 /// off again restores the C-stationary limit.
 #[test]
 fn the_constraint_regularization_option_reaches_ipopt() {
-    let plain = HomotopyOptions { active_set_finish: false, ..HomotopyOptions::scholtes_direct() };
+    let plain = HomotopyOptions { active_set_finish: false, ..fesd_mpcc::presets::scholtes_direct() };
     assert!(!plain.perturb_always_cd && HomotopyOptions::default().perturb_always_cd);
     let mut solver = MpccSolver::new(&pinned_to_the_origin(), plain.clone()).unwrap();
     assert!(solver.solve().status.is_converged());
@@ -69,7 +69,7 @@ fn the_constraint_regularization_option_reaches_ipopt() {
 
 #[test]
 fn the_finish_moves_it_to_a_b_stationary_solution() {
-    let r = MpccSolver::new(&pinned_to_the_origin(), HomotopyOptions::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&pinned_to_the_origin(), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?}", r.w);
     assert!(r.status.is_converged());
@@ -113,7 +113,7 @@ fn b_stationarity_without_s_stationarity_is_certified_by_the_lpec() {
 #[test]
 fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
     let m = two_branches();
-    let opts = HomotopyOptions { n_homotopy: Some(1), ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { n_homotopy: Some(1), ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&m, opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?} {:?}", r.w, r.messages);
@@ -132,7 +132,7 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
     // phase_one_radius = 0 turns it off: the finish then takes both sides of every
     // pair as zero (threshold 10 √residual), and its LPEC moves from (0, 0) into a
     // branch — here that finds the same solution, one branch change later.
-    let off = HomotopyOptions { n_homotopy: Some(1), phase_one_radius: 0.0, ..HomotopyOptions::scholtes_direct() };
+    let off = HomotopyOptions { n_homotopy: Some(1), phase_one_radius: 0.0, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&m, off).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(finish.phase_one.is_empty());
@@ -149,7 +149,7 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
 #[test]
 fn an_undecided_phase_one_still_hands_the_point_to_the_finish() {
     let m = two_branches();
-    let opts = HomotopyOptions { n_homotopy: Some(1), lpec_time_limit: 1e-12, ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { n_homotopy: Some(1), lpec_time_limit: 1e-12, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&m, opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?} {:?}", r.w, r.messages);
@@ -174,7 +174,7 @@ fn phase_one_reports_a_locally_infeasible_mpcc() {
     let mut m = Mpcc::new(w, &x + &y, x, y);
     m.lbw = vec![1.0, 1.0];
     m.w0 = vec![1.5, 1.5];
-    let r = MpccSolver::new(&m, HomotopyOptions::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&m, fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{:?} {finish:?} {:?} {:?}", r.status, r.w, r.messages);
     assert!(!r.status.is_converged());
@@ -203,7 +203,7 @@ fn a_branch_nlp_that_climbs_away_from_the_homotopys_point_is_stopped() {
     let mut m = Mpcc::new(w, f, x, y);
     m.lbw = vec![0.0, 0.0];
     m.w0 = vec![0.5, 0.5];
-    let opts = HomotopyOptions { comp_tol: 1e-4, ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { comp_tol: 1e-4, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&m, opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(r.status.is_converged(), "{:?}", r.status);
@@ -226,7 +226,7 @@ fn biactive_with_a_degenerate_tnlp() -> Mpcc {
 fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
     // An LPEC time limit too short for HiGHS to answer: the finish falls back on the
     // branch that keeps one side of the biactive pair at zero.
-    let opts = HomotopyOptions { lpec_time_limit: 1e-12, ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { lpec_time_limit: 1e-12, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?} comp {:e}", r.w, r.comp_residual);
@@ -236,7 +236,7 @@ fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
     assert!(r.comp_residual <= 1e-14, "{:e}", r.comp_residual);
     assert!((r.objective - 2.0).abs() < 1e-10, "{}", r.objective);
     // With time for the LPEC, the same point is certified.
-    let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), HomotopyOptions::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(finish.stationarity.is_certified(), "{finish:?}");
     assert!(r.comp_residual <= 1e-14 && (r.objective - 2.0).abs() < 1e-10, "{:e} {}", r.comp_residual, r.objective);
@@ -247,7 +247,7 @@ fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
 /// the origin cannot reach (1, 0) in one run, but does over several.
 #[test]
 fn finish_nlps_out_of_iterations_are_resumed() {
-    let capped = HomotopyOptions { finish_max_iter: 2, ..HomotopyOptions::scholtes_direct() };
+    let capped = HomotopyOptions { finish_max_iter: 2, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&pinned_to_the_origin(), capped.clone()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!((r.objective - 5.0).abs() < 1e-3 && !finish.stationarity.is_certified(), "{finish:?} f = {}", r.objective);
@@ -277,7 +277,7 @@ fn several_apparently_biactive_pairs_are_rounded_before_any_tightened_nlp() {
     // sides at zero (f = 6, not stationary: an LPEC and a branch NLP follow); the
     // branch NLP with the smaller side of each pair at zero reaches a solution with
     // f = 3 at once, strictly complementary, hence S-stationary.
-    let opts = HomotopyOptions { finish_handover: 2e-2, ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { finish_handover: 2e-2, ..fesd_mpcc::presets::scholtes_direct() };
     let r = MpccSolver::new(&three_symmetric_pairs(), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(r.status.is_converged(), "{:?}", r.status);

@@ -91,9 +91,9 @@ fn options_from_json_reject_unknown_keys() {
     assert_eq!(o.comp_tol, 1e-6);
     assert_eq!(o.kappa, HomotopyOptions::default().kappa);
     // Options set by name keep the other fields; unknown names and wrong types are named.
-    let by_name = |text: &str| HomotopyOptions::scholtes_direct().with_fields(serde_json::from_str(text).unwrap());
+    let by_name = |text: &str| fesd_mpcc::presets::scholtes_direct().with_fields(serde_json::from_str(text).unwrap());
     let o = by_name(r#"{"kappa": 0.2, "steering": "ElasticL1"}"#).unwrap();
-    assert_eq!(o, HomotopyOptions { kappa: 0.2, steering: fesd_mpcc::Steering::ElasticL1, ..HomotopyOptions::scholtes_direct() });
+    assert_eq!(o, HomotopyOptions { kappa: 0.2, steering: fesd_mpcc::Steering::ElasticL1, ..fesd_mpcc::presets::scholtes_direct() });
     let err = by_name(r#"{"kapa": 0.2}"#).unwrap_err().to_string();
     assert!(err.contains("kapa"), "{err}");
     let err = by_name(r#"{"kappa": "small"}"#).unwrap_err().to_string();

@@ -76,7 +76,7 @@ fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
     // piece): before any solve there are none; after one, the same solution again
     // in fewer Ipopt iterations than from the primal start alone.
     let mpcc = nosbench::read_file(&data("two_branches.json")).unwrap();
-    let opts = HomotopyOptions { warm_sigma_0: 1e-9, ..HomotopyOptions::scholtes_direct() };
+    let opts = HomotopyOptions { warm_sigma_0: 1e-9, ..fesd_mpcc::presets::scholtes_direct() };
     let mut solver = MpccSolver::new(&mpcc, opts).unwrap();
     assert!(solver.dual_start().is_none());
     let cold = solver.solve();
@@ -94,7 +94,7 @@ fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
     assert!(solver.set_initial_guess_with_duals(&[1.0], &duals).is_err(), "a start of the wrong length is refused");
     // Multipliers of another problem are refused by their size.
     let other = nosbench::read_file(&data("quadratic_cubic.json")).unwrap();
-    let mut other_solver = MpccSolver::new(&other, HomotopyOptions::scholtes_direct()).unwrap();
+    let mut other_solver = MpccSolver::new(&other, fesd_mpcc::presets::scholtes_direct()).unwrap();
     assert!(other_solver.solve().status.is_converged());
     let foreign = other_solver.dual_start().unwrap();
     let size = |s: &MpccSolver| (s.nlp_structure().x_l.len(), s.nlp_structure().g_l.len());

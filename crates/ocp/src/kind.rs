@@ -5,22 +5,17 @@
 //! everything else of an OCP is the same code for both.
 
 use crate::error::{invalid, Result};
-use crate::problem::Ocp;
 use casadi::SX;
 use fesd_cls::{ClsGrid, ClsModel, ClsOptions, ClsSimulator, ClsSimulatorOptions};
 use fesd_discretization::{Dcs, ElementGrid, ElementTerms, FesdOptions, IrkRepresentation, StepEquilibrationHessian, VariableTable};
 use fesd_model::{PssModel, SubsystemLowering};
-use fesd_mpcc::HomotopyOptions;
+use fesd_mpcc::{presets, HomotopyOptions};
 
 /// The finite elements' options of a model kind, as an OCP owns them.
 pub trait ElementOptions: Clone + std::fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned {
     /// The defaults for optimal control.
     fn ocp_default() -> Self;
-    /// The optimal-control homotopy of this kind: [`HomotopyOptions::scholtes_direct`]
-    /// (direct steering from σ_0 = 1, κ = 0.1) with the superlinear update
-    /// σ_{k+1} = min(κ σ_k, σ_k²) (`sigma_exponent = 2`): 1, 0.1, 0.01, 1e-4, 1e-8, …,
-    /// fewer Ipopt iterations than the linear update at the same costs.
-    /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
+    /// The optimal-control homotopy of this kind (a preset of `fesd_mpcc::presets`).
     fn ocp_homotopy() -> HomotopyOptions;
     /// Finite elements per control interval.
     fn n_fe(&self) -> usize;
@@ -38,8 +33,9 @@ impl ElementOptions for FesdOptions {
         FesdOptions::default()
     }
 
+    /// [`presets::optimal_control`].
     fn ocp_homotopy() -> HomotopyOptions {
-        HomotopyOptions { sigma_exponent: 2.0, ..HomotopyOptions::scholtes_direct() }
+        presets::optimal_control()
     }
 
     fn n_fe(&self) -> usize {
@@ -71,12 +67,9 @@ impl ElementOptions for ClsOptions {
         ClsOptions { rho_multipliers: 0.0, slip_complementarity: true, ..ClsOptions::default() }
     }
 
-    /// As for switched systems, with each NLP stopped after 500 Ipopt iterations and
-    /// resumed from its last iterate, up to 10 recoveries: resting frictional contacts
-    /// stall Ipopt and a resume frees it. Evidence: `docs/evidence/cls.md`, "The
-    /// rigid-body OCP homotopy".
+    /// [`presets::rigid_body_optimal_control`].
     fn ocp_homotopy() -> HomotopyOptions {
-        HomotopyOptions { max_iter: 500, max_recoveries: 10, ..FesdOptions::ocp_homotopy() }
+        presets::rigid_body_optimal_control()
     }
 
     fn n_fe(&self) -> usize {
@@ -95,6 +88,16 @@ impl ElementOptions for ClsOptions {
     fn stage_states_are_unknowns(&self) -> bool {
         true
     }
+}
+
+/// What a simulation of an OCP's controls runs with.
+pub struct Simulation<'a, O> {
+    /// The OCP's element options.
+    pub options: &'a O,
+    /// A switched system's DCS of the user's own (`None`: the options').
+    pub lowering: Option<&'a dyn SubsystemLowering>,
+    /// The model parameters' values.
+    pub p: &'a [f64],
 }
 
 /// A model kind optimal control is written for.
@@ -121,26 +124,26 @@ pub trait ModelKind: Clone + std::fmt::Debug + 'static {
         lowering: Option<&dyn SubsystemLowering>,
     ) -> Result<Box<dyn Dcs>>;
     /// The simulated initial guess: `w` (laid out by `table`) with every interval's
-    /// element unknowns from one simulation step of the OCP's own discretization with
-    /// the controls `u[k]`, chained from `x0`; and the number of intervals whose step
-    /// did not converge (their last iterate is used).
+    /// element unknowns from one simulation step of length `interval` of the OCP's own
+    /// discretization (`fe[k]` elements) with the controls `u[k]`, chained from `x0`;
+    /// and the number of intervals whose step did not converge (their last iterate is
+    /// used).
     fn simulated_guess(
-        ocp: &Ocp<Self>,
-        lowering: Option<&dyn SubsystemLowering>,
-        table: &VariableTable,
-        w: Vec<f64>,
+        &self,
+        setup: &Simulation<Self::Options>,
+        grid: (&[usize], f64),
         x0: &[f64],
         u: &[Vec<f64>],
+        guess: (&VariableTable, Vec<f64>),
     ) -> Result<(Vec<f64>, usize)>;
     /// The state at T of a simulation of the controls `u` (piecewise constant on the
     /// intervals starting at `t_controls`) from `x0` at high accuracy with
     /// `steps_per_interval` steps per interval.
     fn simulate_controls(
-        ocp: &Ocp<Self>,
-        lowering: Option<&dyn SubsystemLowering>,
+        &self,
+        setup: &Simulation<Self::Options>,
         x0: &[f64],
         u: &[Vec<f64>],
-        p: &[f64],
         t_controls: &[f64],
         steps_per_interval: usize,
     ) -> Result<Vec<f64>>;
@@ -186,29 +189,28 @@ impl ModelKind for PssModel {
     /// One simulator per element count (intervals may differ), each one step of the
     /// OCP's own discretization; its blocks (`tau`, `k`, `z`, `x`) copied by name.
     fn simulated_guess(
-        ocp: &Ocp<Self>,
-        lowering: Option<&dyn SubsystemLowering>,
-        table: &VariableTable,
-        mut w: Vec<f64>,
+        &self,
+        setup: &Simulation<FesdOptions>,
+        (fe, interval): (&[usize], f64),
         x0: &[f64],
         u: &[Vec<f64>],
+        (table, mut w): (&VariableTable, Vec<f64>),
     ) -> Result<(Vec<f64>, usize)> {
-        let (mut x, p, horizon) = (x0.to_vec(), ocp.parameter_guess(), ocp.horizon.guess());
-        let own = ocp.options.fesd.lowering();
-        let lowering = lowering.unwrap_or(own.as_ref());
+        let own = setup.options.lowering();
+        let lowering = setup.lowering.unwrap_or(own.as_ref());
         let mut simulators: std::collections::BTreeMap<usize, fesd_sim::Simulator> = Default::default();
-        let mut failed = 0;
-        for (k, &n_fe) in ocp.fe_counts().iter().enumerate() {
+        let (mut x, mut failed) = (x0.to_vec(), 0);
+        for (k, &n_fe) in fe.iter().enumerate() {
             let sim = match simulators.entry(n_fe) {
                 std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    let fesd = FesdOptions { n_fe, ..ocp.options.fesd.clone() };
+                    let fesd = FesdOptions { n_fe, ..setup.options.clone() };
                     let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
-                    e.insert(fesd_sim::Simulator::with_lowering(&ocp.model, opts, lowering)?)
+                    e.insert(fesd_sim::Simulator::with_lowering(self, opts, lowering)?)
                 }
             };
-            let mut state = sim.start(&x, &u[k], &p)?;
-            if !sim.step_with_length(&mut state, &u[k], &p, horizon / ocp.n_intervals as f64)? {
+            let mut state = sim.start(&x, &u[k], setup.p)?;
+            if !sim.step_with_length(&mut state, &u[k], setup.p, interval)? {
                 failed += 1;
             }
             let (sw, from) = (state.solution(), &sim.interval().table);
@@ -226,25 +228,24 @@ impl ModelKind for PssModel {
     /// stall the simulator, so a grid with one or three more steps moves the
     /// boundaries off it.
     fn simulate_controls(
-        ocp: &Ocp<Self>,
-        lowering: Option<&dyn SubsystemLowering>,
+        &self,
+        setup: &Simulation<FesdOptions>,
         x0: &[f64],
         u: &[Vec<f64>],
-        p: &[f64],
         t_controls: &[f64],
         steps_per_interval: usize,
     ) -> Result<Vec<f64>> {
         let mut opts = fesd_sim::SimulatorOptions::default();
         opts.fesd.n_s = 3;
         opts.fesd.n_fe = 2;
-        let own = ocp.options.fesd.lowering();
-        let mut sim = fesd_sim::Simulator::with_lowering(&ocp.model, opts, lowering.unwrap_or(own.as_ref()))?;
+        let own = setup.options.lowering();
+        let mut sim = fesd_sim::Simulator::with_lowering(self, opts, setup.lowering.unwrap_or(own.as_ref()))?;
         let mut x = x0.to_vec();
         for (k, uk) in u.iter().enumerate() {
             let length = t_controls[k + 1] - t_controls[k];
             let mut done = None;
             for m in [steps_per_interval, steps_per_interval + 1, steps_per_interval + 3] {
-                let out = sim.simulate_steps(&x, uk, p, length / m as f64, m)?;
+                let out = sim.simulate_steps(&x, uk, setup.p, length / m as f64, m)?;
                 if out.completed {
                     done = Some(out.x_final().to_vec());
                     break;
@@ -320,17 +321,14 @@ impl ModelKind for ClsModel {
     /// discretization (the same unknowns, element by element) and the simulator's
     /// tie-break, which picks zero impulses and γ = |tᵀv| in each piece.
     fn simulated_guess(
-        ocp: &Ocp<Self>,
-        _lowering: Option<&dyn SubsystemLowering>,
-        table: &VariableTable,
-        mut w: Vec<f64>,
+        &self,
+        setup: &Simulation<ClsOptions>,
+        (fe, length): (&[usize], f64),
         x0: &[f64],
         u: &[Vec<f64>],
+        (table, mut w): (&VariableTable, Vec<f64>),
     ) -> Result<(Vec<f64>, usize)> {
-        let n_q = ocp.model.n_q();
-        let fe = ocp.fe_counts();
-        let (p, horizon) = (ocp.parameter_guess(), ocp.horizon.guess());
-        let length = horizon / ocp.n_intervals as f64;
+        let n_q = self.n_q();
         let mut simulators: std::collections::BTreeMap<usize, ClsSimulator> = Default::default();
         let (mut q, mut v) = (x0[..n_q].to_vec(), x0[n_q..].to_vec());
         let mut failed = 0;
@@ -339,22 +337,18 @@ impl ModelKind for ClsModel {
             let sim = match simulators.entry(n_fe) {
                 std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    let cls = ClsOptions { rho_multipliers: 1.0, n_fe, ..ocp.options.fesd.clone() };
+                    let cls = ClsOptions { rho_multipliers: 1.0, n_fe, ..setup.options.clone() };
                     let opts = ClsSimulatorOptions { cls, step: length, n_steps: 1, ..Default::default() };
-                    e.insert(ClsSimulator::new(&ocp.model, opts)?)
+                    e.insert(ClsSimulator::new(self, opts)?)
                 }
             };
-            let r = sim.solve_piece(&q, &v, uk, &p, length)?;
+            let r = sim.solve_piece(&q, &v, uk, setup.p, length)?;
             failed += usize::from(!r.status.is_converged());
             let step = sim.step_problem();
             for m in 0..n_fe {
-                copy_block(&mut w, table, ("tau", k, m), &r.w, &step.table, ("tau", 0, m)).or_else(|e| {
-                    if ocp.options.fesd.use_fesd {
-                        Err(e)
-                    } else {
-                        Ok(())
-                    }
-                })?;
+                if setup.options.use_fesd {
+                    copy_block(&mut w, table, ("tau", k, m), &r.w, &step.table, ("tau", 0, m))?;
+                }
                 copy_block(&mut w, table, ("element", k, m), &r.w, &step.table, ("element", 0, m))?;
             }
             let (layout, last) = (&step.layout, n_fe - 1);
@@ -366,15 +360,14 @@ impl ModelKind for ClsModel {
 
     /// The FESD-J simulator's defaults with the OCP's Runge–Kutta family and stages.
     fn simulate_controls(
-        ocp: &Ocp<Self>,
-        _lowering: Option<&dyn SubsystemLowering>,
+        &self,
+        setup: &Simulation<ClsOptions>,
         x0: &[f64],
         u: &[Vec<f64>],
-        p: &[f64],
         t_controls: &[f64],
         steps_per_interval: usize,
     ) -> Result<Vec<f64>> {
-        let n_q = ocp.model.n_q();
+        let n_q = self.n_q();
         let (mut q, mut v) = (x0[..n_q].to_vec(), x0[n_q..].to_vec());
         // One simulator per interval length (one for a fixed horizon).
         let mut simulators: std::collections::BTreeMap<i64, ClsSimulator> = Default::default();
@@ -385,12 +378,12 @@ impl ModelKind for ClsModel {
                 std::collections::btree_map::Entry::Vacant(e) => {
                     let mut opts =
                         ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
-                    opts.cls.rk_family = ocp.options.fesd.rk_family;
-                    opts.cls.n_s = ocp.options.fesd.n_s;
-                    e.insert(ClsSimulator::new(&ocp.model, opts)?)
+                    opts.cls.rk_family = setup.options.rk_family;
+                    opts.cls.n_s = setup.options.n_s;
+                    e.insert(ClsSimulator::new(self, opts)?)
                 }
             };
-            let piece = sim.simulate(&q, &v, uk, p)?;
+            let piece = sim.simulate(&q, &v, uk, setup.p)?;
             q = piece.q_final().to_vec();
             v = piece.v_final().to_vec();
         }

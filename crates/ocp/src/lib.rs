@@ -115,7 +115,7 @@
 //!   a control interval must do so with its Filippov multiplier at zero; without it the
 //!   optimizer may place an exit up to about c₁h/2 early).
 //! - Every homotopy option (`options.homotopy`; default nosnoc's direct steering from
-//!   σ_0 = 1 with its superlinear σ update, [`OcpOptions::default_homotopy`]).
+//!   σ_0 = 1 with its superlinear σ update, `fesd_mpcc::presets::optimal_control`).
 //! - Evaluation by compiled element kernels (default) or, with `options.expand`, of the
 //!   whole NLP expanded into one SX graph that CasADi evaluates (no compiler run; the
 //!   graph grows with N).

@@ -175,14 +175,6 @@ pub struct OcpOptions<E: ElementOptions = FesdOptions> {
     pub kernels: Kernels,
 }
 
-impl OcpOptions {
-    /// The switched systems' optimal control homotopy ([`ElementOptions::ocp_homotopy`]
-    /// of [`FesdOptions`]).
-    pub fn default_homotopy() -> HomotopyOptions {
-        FesdOptions::ocp_homotopy()
-    }
-}
-
 /// Reads homotopy options whose missing fields take `E`'s [`ElementOptions::ocp_homotopy`].
 fn deserialize_homotopy<'de, E: ElementOptions, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<HomotopyOptions, D::Error> {
     HomotopyOptions::deserialize_onto(E::ocp_homotopy(), d)

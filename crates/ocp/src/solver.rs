@@ -1,7 +1,7 @@
 //! Solving the transcribed OCP and reading its results by name.
 
 use crate::error::{invalid, OcpError, Result};
-use crate::kind::ModelKind;
+use crate::kind::{ModelKind, Simulation};
 use crate::problem::Ocp;
 use crate::transcribe::{transcribe, Transcription};
 use fesd_discretization::VariableTable;
@@ -295,7 +295,8 @@ impl<M: ModelKind> OcpSolver<M> {
             return invalid("steps_per_interval", "needs at least one step");
         }
         let (Some(x0), Some(end)) = (r.x.first(), r.x.last()) else { return invalid("result", "has no states") };
-        let x = M::simulate_controls(&self.ocp, self.lowering.as_deref(), x0, &r.u, &r.p, &r.t_controls, steps_per_interval)?;
+        let setup = Simulation { options: &self.ocp.options.fesd, lowering: self.lowering.as_deref(), p: &r.p };
+        let x = self.ocp.model.simulate_controls(&setup, x0, &r.u, &r.t_controls, steps_per_interval)?;
         Ok(x.iter().zip(end).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
     }
 
@@ -317,8 +318,10 @@ impl<M: ModelKind> OcpSolver<M> {
         if u.len() != n || u.iter().any(|row| row.len() != n_u || row.iter().any(|v| !v.is_finite())) {
             return invalid("u", format!("{n} rows of {n_u} finite controls expected"));
         }
-        let (w, failed) =
-            M::simulated_guess(&self.ocp, self.lowering.as_deref(), &self.t.table, self.t.table.guess.clone(), &self.x0_now(), u)?;
+        let (ocp, p) = (&self.ocp, self.ocp.parameter_guess());
+        let setup = Simulation { options: &ocp.options.fesd, lowering: self.lowering.as_deref(), p: &p };
+        let grid = (&ocp.fe_counts()[..], ocp.horizon.guess() / ocp.n_intervals as f64);
+        let (w, failed) = ocp.model.simulated_guess(&setup, grid, &self.x0_now(), u, (&self.t.table, self.t.table.guess.clone()))?;
         self.solver.set_initial_guess(&w)?;
         Ok(failed)
     }

@@ -232,7 +232,7 @@ fn options_from_json_reject_unknown_keys() {
     let o: fesd_ocp::OcpOptions = serde_json::from_str(r#"{"fesd": {"n_fe": 4}, "homotopy": {"comp_tol": 1e-7}}"#).unwrap();
     assert_eq!((o.fesd.n_fe, o.homotopy.comp_tol, o.fesd.n_s), (4, 1e-7, 2));
     // Fields the JSON leaves out take the OCP's homotopy defaults, not the MPCC's.
-    let direct = fesd_mpcc::HomotopyOptions { comp_tol: 1e-7, ..fesd_ocp::OcpOptions::default_homotopy() };
+    let direct = fesd_mpcc::HomotopyOptions { comp_tol: 1e-7, ..fesd_mpcc::presets::optimal_control() };
     assert_eq!((direct.sigma_0, direct.sigma_exponent), (1.0, 2.0));
     assert_eq!(o.homotopy, direct);
     assert_eq!(serde_json::from_str::<fesd_ocp::OcpOptions>("{}").unwrap(), fesd_ocp::OcpOptions::default());

@@ -5,7 +5,7 @@ use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
 use fesd_discretization::FesdOptions;
 use fesd_model::{PssModel, SubsystemLowering};
-use fesd_mpcc::{CompileOptions, DualStart, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{presets, CompileOptions, DualStart, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -125,8 +125,8 @@ impl Default for SimulatorOptions {
             fesd: FesdOptions::default(),
             step: 0.1,
             n_steps: 10,
-            homotopies: vec![Self::single_nlp_homotopy(), Self::short_homotopy()],
-            fallback_homotopy: Some(Self::robust_homotopy()),
+            homotopies: vec![presets::simulation_single_nlp(), presets::simulation_short()],
+            fallback_homotopy: Some(presets::simulation_robust()),
             on_failure: OnStepFailure::default(),
             active_tol: 1e-5,
             max_step_halvings: 5,
@@ -187,69 +187,6 @@ impl SimulatorOptions {
     /// `opts.for_each_homotopy(|h| h.comp_tol = 1e-10)`.
     pub fn for_each_homotopy(&mut self, mut f: impl FnMut(&mut HomotopyOptions)) {
         self.homotopies.iter_mut().chain(self.fallback_homotopy.as_mut()).for_each(&mut f);
-    }
-
-    // All three tiers keep Ipopt's `warm_start_init_point no` and a σ-independent `tol`
-    // (not the MPCC defaults), and the active-set finish is off: a simulation step is
-    // certified by its own accuracy checks, and the finish would compile a second NLP
-    // per model. Evidence: `docs/evidence/sim.md`, "The tiers".
-
-    /// What the two first tiers share: direct steering, and an NLP stops once Ipopt has
-    /// taken 6 primal steps in a row shorter than 5 % of its Newton step
-    /// ([`HomotopyOptions::stall_iterations`]): such an attempt was creeping toward a
-    /// degenerate point, and the next start or a halved piece is cheaper.
-    /// Evidence: `docs/evidence/sim.md`, "The tiers".
-    fn tier_base() -> HomotopyOptions {
-        HomotopyOptions { stall_iterations: 6, stall_step: 0.05, ..HomotopyOptions::scholtes_direct() }
-    }
-
-    /// Tried first on each step by default: one NLP at σ = 1e-9 (a second at
-    /// σ_N = 1e-10 if needed) from the previous step's solution (with its
-    /// multipliers where `warm_start_duals` applies: also at σ = 1e-9), at most 30
-    /// Ipopt iterations, no recovery. Steps without a switch, the large majority,
-    /// need nothing more.
-    pub fn single_nlp_homotopy() -> HomotopyOptions {
-        HomotopyOptions {
-            sigma_0: 1e-9,
-            warm_sigma_0: 1e-9,
-            kappa: 0.1,
-            max_recoveries: 0,
-            max_iter: 30,
-            tol_follows_sigma: false,
-            active_set_finish: false,
-            ..Self::tier_base()
-        }
-        .with_ipopt("mu_strategy", "adaptive")
-        .with_ipopt("warm_start_init_point", "no")
-        // Starts with multipliers (`SimulatorOptions::warm_start_duals`) are warm starts.
-        .with_ipopt("warm_start_bound_push", 1e-6)
-        .with_ipopt("warm_start_mult_bound_push", 1e-6)
-    }
-
-    /// Tried second by default: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
-    /// iterations per NLP, no recovery: steps with a switch.
-    pub fn short_homotopy() -> HomotopyOptions {
-        HomotopyOptions {
-            sigma_0: 0.1,
-            kappa: 1e-4,
-            max_recoveries: 0,
-            tol_follows_sigma: false,
-            active_set_finish: false,
-            ..Self::tier_base()
-        }
-        .with_ipopt("mu_strategy", "adaptive")
-        .with_ipopt("warm_start_init_point", "no")
-        .with_ipopt("max_iter", 30)
-    }
-
-    /// The fallback homotopy by default, for steps that cannot be halved any more:
-    /// nosnoc's σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier
-    /// update, the usual recovery and at most 500 Ipopt iterations per NLP.
-    pub fn robust_homotopy() -> HomotopyOptions {
-        HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..HomotopyOptions::scholtes_direct() }
-            .with_ipopt("mu_strategy", "adaptive")
-            .with_ipopt("warm_start_init_point", "no")
-            .with_ipopt("max_iter", 500)
     }
 }
 

@@ -1,7 +1,8 @@
 //! The homotopy loop of [`MpccSolver`]: one NLP per σ, a recovery when an NLP fails,
 //! the handover to the active-set finish.
 
-use super::{max_abs, MpccSolver, Resume};
+use super::{MpccSolver, Resume};
+use crate::ipopt_setup::max_abs;
 use crate::options::{next_sigma, steps_from_to, HomotopyOptions, Steering};
 use crate::result::{HomotopyStep, MpccResult, MpccStatus, Timing};
 use ipopt::{ApplicationReturnStatus, OptionValue, Solution, StartPoint};

@@ -1,0 +1,29 @@
+//! The C source of a module as data: what code generation renders and the compiler,
+//! the cache and an export read.
+
+use crate::error::{io_err, Result};
+
+/// The C source of a module: the `.c` file, its header and the module name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedSource {
+    /// Module name: file stem, library name and prefix of module-level symbols.
+    pub module: String,
+    /// Contents of `<module>.c`.
+    pub c_source: String,
+    /// Contents of `<module>.h`.
+    pub header: String,
+    /// Names of the generated functions, in the order they were added.
+    pub kernels: Vec<String>,
+}
+
+impl GeneratedSource {
+    /// Writes `<dir>/<module>.c` and `<dir>/<module>.h`; returns the `.c` path.
+    pub fn write_to(&self, dir: &std::path::Path) -> Result<std::path::PathBuf> {
+        std::fs::create_dir_all(dir).map_err(io_err("creating", dir))?;
+        let c = dir.join(format!("{}.c", self.module));
+        let h = dir.join(format!("{}.h", self.module));
+        std::fs::write(&c, &self.c_source).map_err(io_err("writing", &c))?;
+        std::fs::write(&h, &self.header).map_err(io_err("writing", &h))?;
+        Ok(c)
+    }
+}
