@@ -51,6 +51,7 @@ pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;
 pub use fesd_nlp as nlp;
 pub use fesd_ocp as ocp;
+pub use fesd_output as output;
 pub use fesd_rk as rk;
 pub use fesd_sim as sim;
 pub use ipopt;

@@ -105,8 +105,6 @@ pub mod models;
 mod options;
 mod output;
 mod pairs;
-#[cfg(feature = "plot")]
-mod plot;
 mod simulator;
 mod step;
 

@@ -1,32 +1,88 @@
-//! Writing rigid-body simulations: CSV and JSON (plots: the `plot` module).
+//! Rigid-body simulations through the output layer: the trajectory table (CSV), JSON
+//! and plots.
 
-use crate::error::{ClsError, Result};
+use crate::error::Result;
 use crate::simulator::ClsSimulation;
+use fesd_output::Trajectory;
 use std::path::Path;
-
-pub(crate) fn out_err(path: &Path, e: impl std::fmt::Display) -> ClsError {
-    ClsError::BadInput { what: "output path", reason: format!("writing {}: {e}", path.display()) }
-}
 
 impl ClsSimulation {
     /// One row per element boundary: `t, q_0 …, v_0 …` (velocities before any impulse).
+    pub fn trajectory(&self) -> Result<Trajectory> {
+        let mut table = Trajectory::new(&self.t);
+        table.add_columns("q", &self.q)?;
+        table.add_columns("v", &self.v)?;
+        Ok(table)
+    }
+
+    /// Writes [`ClsSimulation::trajectory`] as CSV.
     pub fn write_csv(&self, path: &Path) -> Result<()> {
-        let n_q = self.q.first().map_or(0, |v| v.len());
-        let mut s = String::from("t");
-        (0..n_q).for_each(|i| s.push_str(&format!(",q_{i}")));
-        (0..n_q).for_each(|i| s.push_str(&format!(",v_{i}")));
-        s.push('\n');
-        for ((t, q), v) in self.t.iter().zip(&self.q).zip(&self.v) {
-            s.push_str(&format!("{t:.17e}"));
-            q.iter().chain(v).for_each(|x| s.push_str(&format!(",{x:.17e}")));
-            s.push('\n');
-        }
-        std::fs::write(path, s).map_err(|e| out_err(path, e))
+        Ok(self.trajectory()?.write_csv(path)?)
     }
 
     /// The whole simulation as JSON.
     pub fn write_json(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| out_err(path, e))?;
-        std::fs::write(path, text).map_err(|e| out_err(path, e))
+        Ok(fesd_output::write_json(self, path)?)
+    }
+
+    /// The velocity polyline of coordinate `i` with each impact as a vertical jump.
+    #[cfg(feature = "plot")]
+    fn velocity_path(&self, i: usize) -> Vec<(f64, f64)> {
+        let mut pts = Vec::with_capacity(self.t.len() + self.impacts.len());
+        let mut impacts = self.impacts.iter().peekable();
+        for (t, v) in self.t.iter().zip(&self.v) {
+            pts.push((*t, v[i]));
+            while let Some(imp) = impacts.next_if(|imp| (imp.time - t).abs() <= 1e-12 * t.abs().max(1.0)) {
+                pts.push((imp.time, imp.v_after[i]));
+            }
+        }
+        pts
+    }
+
+    /// Positions (top) and velocities with their jumps (bottom) over time, impacts as
+    /// vertical lines. PNG or SVG by the file extension.
+    #[cfg(feature = "plot")]
+    pub fn plot(&self, path: &Path, title: &str) -> Result<()> {
+        use fesd_output::{Figure, Line, Panel};
+        let n_q = self.q.first().map_or(0, Vec::len);
+        let impacts: Vec<f64> = self.impacts.iter().map(|i| i.time).collect();
+        let positions =
+            (0..n_q).map(|i| Line::new(format!("q_{i}"), self.t.iter().zip(&self.q).map(|(t, q)| (*t, q[i])).collect())).collect();
+        let velocities = (0..n_q).map(|i| Line::new(format!("v_{i}"), self.velocity_path(i))).collect();
+        let panel = |y: &str, lines| Panel {
+            x_label: "t".into(),
+            y_label: y.into(),
+            lines,
+            markers: impacts.clone(),
+            weight: 1,
+            ..Default::default()
+        };
+        Ok(Figure { title: title.into(), size: (900, 700), panels: vec![panel("q", positions), panel("v", velocities)] }.draw(path)?)
+    }
+
+    /// The path of the point `(q_ix, q_iy)` in the plane, impacts marked.
+    #[cfg(feature = "plot")]
+    pub fn plot_plane(&self, path: &Path, title: &str, ix: usize, iy: usize) -> Result<()> {
+        use fesd_output::{Figure, Line, Panel};
+        let n_q = self.q.first().map_or(0, Vec::len);
+        if ix >= n_q || iy >= n_q {
+            return Err(crate::error::ClsError::BadInput { what: "plot_plane", reason: format!("coordinates ({ix}, {iy}) of {n_q}") });
+        }
+        let pts: Vec<(f64, f64)> = self.q.iter().map(|q| (q[ix], q[iy])).collect();
+        let marks = self
+            .impacts
+            .iter()
+            .filter_map(|imp| self.t.iter().position(|t| (t - imp.time).abs() <= 1e-12 * t.abs().max(1.0)))
+            .map(|k| pts[k])
+            .collect();
+        let panel = Panel {
+            x_label: format!("q_{ix}"),
+            y_label: format!("q_{iy}"),
+            lines: vec![Line { label: None, points: pts, dots: false }],
+            marks,
+            weight: 1,
+            ..Default::default()
+        };
+        Ok(Figure { title: title.into(), size: (800, 600), panels: vec![panel] }.draw(path)?)
     }
 }

@@ -5,8 +5,8 @@ use crate::error::{ClsError, Result};
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use crate::step::ClsStep;
+use fesd_mpcc::presets::{DUAL_START_AFTER, DUAL_START_STALL};
 use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
-use fesd_sim::{DUAL_START_AFTER, DUAL_START_STALL};
 use serde::{Deserialize, Serialize};
 
 /// Options of a rigid-body simulation.

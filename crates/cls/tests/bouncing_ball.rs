@@ -33,7 +33,13 @@ fn elastic_ball_impacts_and_final_state() {
     assert!((r.v_final()[0] - 2.264542).abs() < 1e-6, "v(T) = {}", r.v_final()[0]);
 }
 
-fn simulate(eps: f64, q0: f64, step: f64, n_steps: usize, mode: Option<fesd_sim::CrossComplementarity>) -> fesd_cls::ClsSimulation {
+fn simulate(
+    eps: f64,
+    q0: f64,
+    step: f64,
+    n_steps: usize,
+    mode: Option<fesd_discretization::CrossComplementarity>,
+) -> fesd_cls::ClsSimulation {
     let mut opts = ClsSimulatorOptions { step, n_steps, ..Default::default() };
     if std::env::var("FINISH").is_ok() {
         for h in &mut opts.homotopies {
@@ -63,7 +69,7 @@ fn simulate(eps: f64, q0: f64, step: f64, n_steps: usize, mode: Option<fesd_sim:
 #[test]
 fn every_cross_complementarity_mode_finds_the_elastic_impacts() {
     let expected = analytic_impacts(0.8, 1.0, 3.0);
-    for mode in fesd_sim::CrossComplementarity::ALL {
+    for mode in fesd_discretization::CrossComplementarity::ALL {
         let r = simulate(1.0, 0.8, 0.15, 20, Some(mode));
         let got = r.impact_times();
         assert_eq!(got.len(), expected.len(), "{mode:?}: {got:?}");
@@ -118,7 +124,7 @@ fn time_stepping_without_fesd_misses_the_impact_time() {
 
 #[test]
 fn indicator_step_equilibration_keeps_the_exact_impacts() {
-    use fesd_sim::StepEquilibration;
+    use fesd_discretization::StepEquilibration;
     let expected = analytic_impacts(0.8, 1.0, 3.0);
     for mode in [StepEquilibration::HeuristicDiff, StepEquilibration::L2RelaxedScaled, StepEquilibration::Direct] {
         let mut opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };

@@ -178,7 +178,7 @@ pub(crate) fn steps_from_to(from: f64, to: f64, kappa: f64, exponent: f64) -> us
 /// mode (one slack s with `G_i H_i ≤ s`, `s/σ` added to the cost), σ_0 = 100,
 /// κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol), then the active-set
 /// finish. nosnoc's classic homotopy (direct steering `G_i H_i ≤ σ` from σ_0 = 1) is
-/// [`HomotopyOptions::scholtes_direct`]. Elastic steering from σ_0 = 100 solves the
+/// [`crate::presets::scholtes_direct`]. Elastic steering from σ_0 = 100 solves the
 /// NOSBENCH development set in about two thirds of direct steering's Ipopt iterations:
 /// the penalty is exact once 1/σ exceeds the complementarity multipliers, so the
 /// homotopy stops after few NLPs. Evidence: `docs/evidence/mpcc.md`, "Elastic steering from σ_0 = 100".
@@ -308,7 +308,7 @@ pub struct HomotopyOptions {
     pub max_recoveries: usize,
     /// Ipopt's `perturb_always_cd`: regularize the constraint block of every KKT
     /// factorization by δ_c = 1e-8 μ^¼, not only after Ipopt has found the Jacobian singular
-    /// (default true, off in [`HomotopyOptions::scholtes_direct`], the default of optimal
+    /// (default true, off in [`crate::presets::scholtes_direct`], the default of optimal
     /// control and of the simulators, where it sent two test problems to other points).
     /// Evidence: `docs/evidence/mpcc.md`, "perturb_always_cd".
     pub perturb_always_cd: bool,

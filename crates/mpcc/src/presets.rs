@@ -91,3 +91,13 @@ pub fn simulation_robust() -> HomotopyOptions {
 pub fn simulation_tiers() -> Vec<HomotopyOptions> {
     vec![simulation_single_nlp(), simulation_short(), simulation_robust()]
 }
+
+/// The stall rule of a simulator's start with the previous piece's multipliers: (short
+/// steps, counted from this Ipopt iteration); such a start converges quickly or not at
+/// all.
+pub const DUAL_START_STALL: (usize, usize) = (3, 4);
+
+/// A simulator's piece whose successful attempt took more Ipopt iterations than this
+/// was near a change of its active set: the next piece starts without its multipliers.
+/// Evidence: `docs/evidence/sim.md`, "DUAL_START_AFTER".
+pub const DUAL_START_AFTER: usize = 20;

@@ -13,12 +13,18 @@ pub enum OcpError {
     /// The MPCC layer rejected the transcription or an option.
     #[error(transparent)]
     Mpcc(#[from] fesd_mpcc::MpccError),
-    /// The discretization options are invalid.
+    /// The discretization layer refused the horizon or its options.
     #[error(transparent)]
-    Discretization(#[from] fesd_sim::SimError),
+    Discretization(#[from] fesd_discretization::DiscretizationError),
+    /// A simulation (re-simulation, simulated guess) could not be set up.
+    #[error(transparent)]
+    Simulation(#[from] fesd_sim::SimError),
     /// The rigid-body layer refused the model or its options.
     #[error(transparent)]
     RigidBody(#[from] fesd_cls::ClsError),
+    /// Writing an output (table, JSON, plot) failed.
+    #[error(transparent)]
+    Output(#[from] fesd_output::OutputError),
     /// A size, bound or value of the problem is wrong.
     #[error("{what}: {reason}")]
     Invalid {
@@ -27,12 +33,6 @@ pub enum OcpError {
         /// What is wrong.
         reason: String,
     },
-}
-
-impl From<fesd_discretization::DiscretizationError> for OcpError {
-    fn from(e: fesd_discretization::DiscretizationError) -> Self {
-        OcpError::Discretization(e.into())
-    }
 }
 
 /// Result alias of this crate.

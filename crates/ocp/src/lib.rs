@@ -153,8 +153,6 @@
 mod error;
 mod kind;
 mod output;
-#[cfg(feature = "plot")]
-mod plot;
 mod problem;
 pub mod problems;
 mod solver;

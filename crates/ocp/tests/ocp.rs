@@ -349,7 +349,7 @@ fn state_bounds_at_stages() {
     let ks = r.table.indices("k");
     let lb = &r.table.lb;
     assert!(ks.iter().filter(|&&i| lb[i] == -20.0).count() == ks.len() / 2, "every stage speed bounded");
-    ocp.options.fesd.irk_representation = fesd_sim::IrkRepresentation::Differential;
+    ocp.options.fesd.irk_representation = fesd_discretization::IrkRepresentation::Differential;
     match OcpSolver::new(&ocp) {
         Err(e) => assert!(e.to_string().contains("state_bounds_at_stages"), "{e}"),
         Ok(_) => panic!("the differential form must be refused"),

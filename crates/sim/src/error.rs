@@ -35,14 +35,9 @@ pub enum SimError {
     /// The discretization layer failed for a system of another layer.
     #[error(transparent)]
     Discretization(fesd_discretization::DiscretizationError),
-    /// Writing an output file failed.
-    #[error("writing {path}: {reason}")]
-    Output {
-        /// The path.
-        path: std::path::PathBuf,
-        /// Why.
-        reason: String,
-    },
+    /// Writing an output (table, JSON, plot) failed.
+    #[error(transparent)]
+    Output(#[from] fesd_output::OutputError),
 }
 
 impl From<fesd_discretization::DiscretizationError> for SimError {

@@ -131,8 +131,6 @@ mod discretization;
 mod error;
 pub mod models;
 mod output;
-#[cfg(feature = "plot")]
-mod plot;
 mod simulator;
 
 pub use discretization::{FesdInterval, Layout};
@@ -141,9 +139,4 @@ pub use fesd_discretization::{
     complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration,
     StepEquilibrationHessian,
 };
-#[cfg(feature = "plot")]
-pub use plot::register_font;
-pub use simulator::{
-    Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport, DUAL_START_AFTER,
-    DUAL_START_STALL,
-};
+pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};

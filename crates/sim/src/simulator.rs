@@ -5,6 +5,7 @@ use crate::discretization::FesdInterval;
 use crate::error::{Result, SimError};
 use fesd_discretization::FesdOptions;
 use fesd_model::{PssModel, SubsystemLowering};
+use fesd_mpcc::presets::{DUAL_START_AFTER, DUAL_START_STALL};
 use fesd_mpcc::{presets, CompileOptions, DualStart, HomotopyOptions, Kernels, MpccResult, MpccSolver, MpccStatus};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -92,11 +93,11 @@ pub struct SimulatorOptions {
     /// Start the first attempt on a piece from the active-set guess together with the
     /// previous solve's multipliers (an Ipopt warm start, bound pushes 1e-6) where no
     /// switch is predicted, the active set went on through the previous piece (it converged
-    /// from the previous solution in at most [`DUAL_START_AFTER`] Ipopt iterations and
+    /// from the previous solution in at most [`DUAL_START_AFTER`](fesd_mpcc::presets::DUAL_START_AFTER) Ipopt iterations and
     /// recorded no switch) and no switching surface is within reach (no inactive dual
     /// reaches zero within 2 piece lengths at its current rate) (default true): such a piece
     /// converges in 2–4 Ipopt iterations instead of ~12. A start with multipliers converges
-    /// quickly or not at all, so its stall rule is [`DUAL_START_STALL`]; the neutral start
+    /// quickly or not at all, so its stall rule is [`DUAL_START_STALL`](fesd_mpcc::presets::DUAL_START_STALL); the neutral start
     /// follows as before. Evidence: `docs/evidence/sim.md`, "warm_start_duals".
     pub warm_start_duals: bool,
     /// Ipopt's `max_iter` for an attempt from the neutral guess (default 45; the first
@@ -279,15 +280,6 @@ struct Plan {
     h: HomotopyOptions,
     start: Start,
 }
-
-/// The stall rule of a start with multipliers: (short steps, counted from this Ipopt
-/// iteration), see `SimulatorOptions::warm_start_duals`.
-pub const DUAL_START_STALL: (usize, usize) = (3, 4);
-
-/// A piece whose successful attempt took more Ipopt iterations than this was near a
-/// change of its active set: the next piece starts without its multipliers.
-/// Evidence: `docs/evidence/sim.md`, "warm_start_duals".
-pub const DUAL_START_AFTER: usize = 20;
 
 /// See [`Simulator::surface_within_reach`]: piece lengths within which a dual reaching
 /// zero counts as a surface within reach. Evidence: `docs/evidence/sim.md`, "warm_start_duals".
@@ -772,7 +764,7 @@ impl Simulator {
     }
 
     /// True if the piece `s` converged from the previous solution without trouble
-    /// (at most [`DUAL_START_AFTER`] Ipopt iterations, not from the neutral guess)
+    /// (at most [`DUAL_START_AFTER`](fesd_mpcc::presets::DUAL_START_AFTER) Ipopt iterations, not from the neutral guess)
     /// and no switch was recorded in it: its multipliers then suit the next piece
     /// (`warm_start_duals`).
     fn active_set_went_on(&self, s: &StepReport, switch_times: &[f64]) -> bool {
