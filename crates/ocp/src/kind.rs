@@ -201,14 +201,11 @@ impl ModelKind for PssModel {
         let mut simulators: std::collections::BTreeMap<usize, fesd_sim::Simulator> = Default::default();
         let (mut x, mut failed) = (x0.to_vec(), 0);
         for (k, &n_fe) in fe.iter().enumerate() {
-            let sim = match simulators.entry(n_fe) {
-                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    let fesd = FesdOptions { n_fe, ..setup.options.clone() };
-                    let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
-                    e.insert(fesd_sim::Simulator::with_lowering(self, opts, lowering)?)
-                }
-            };
+            let sim = cached(&mut simulators, n_fe, || {
+                let fesd = FesdOptions { n_fe, ..setup.options.clone() };
+                let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
+                Ok(fesd_sim::Simulator::with_lowering(self, opts, lowering)?)
+            })?;
             let mut state = sim.start(&x, &u[k], setup.p)?;
             if !sim.step_with_length(&mut state, &u[k], setup.p, interval)? {
                 failed += 1;
@@ -258,6 +255,14 @@ impl ModelKind for PssModel {
         }
         Ok(x)
     }
+}
+
+/// The value of `key` in `cache`, made by `make` the first time.
+fn cached<K: Ord, V>(cache: &mut std::collections::BTreeMap<K, V>, key: K, make: impl FnOnce() -> Result<V>) -> Result<&mut V> {
+    Ok(match cache.entry(key) {
+        std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::btree_map::Entry::Vacant(e) => e.insert(make()?),
+    })
 }
 
 /// Copies block `dst` of `table` in `w` from block `src` of `from` in `sw`; a block
@@ -334,14 +339,11 @@ impl ModelKind for ClsModel {
         let mut failed = 0;
         for (k, uk) in u.iter().enumerate() {
             let n_fe = fe[k];
-            let sim = match simulators.entry(n_fe) {
-                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    let cls = ClsOptions { rho_multipliers: 1.0, n_fe, ..setup.options.clone() };
-                    let opts = ClsSimulatorOptions { cls, step: length, n_steps: 1, ..Default::default() };
-                    e.insert(ClsSimulator::new(self, opts)?)
-                }
-            };
+            let sim = cached(&mut simulators, n_fe, || {
+                let cls = ClsOptions { rho_multipliers: 1.0, n_fe, ..setup.options.clone() };
+                let opts = ClsSimulatorOptions { cls, step: length, n_steps: 1, ..Default::default() };
+                Ok(ClsSimulator::new(self, opts)?)
+            })?;
             let r = sim.solve_piece(&q, &v, uk, setup.p, length)?;
             failed += usize::from(!r.status.is_converged());
             let step = sim.step_problem();
@@ -373,16 +375,13 @@ impl ModelKind for ClsModel {
         let mut simulators: std::collections::BTreeMap<i64, ClsSimulator> = Default::default();
         for (k, uk) in u.iter().enumerate() {
             let length = t_controls[k + 1] - t_controls[k];
-            let sim = match simulators.entry((length * 1e12).round() as i64) {
-                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    let mut opts =
-                        ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
-                    opts.cls.rk_family = setup.options.rk_family;
-                    opts.cls.n_s = setup.options.n_s;
-                    e.insert(ClsSimulator::new(self, opts)?)
-                }
-            };
+            let sim = cached(&mut simulators, (length * 1e12).round() as i64, || {
+                let mut opts =
+                    ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
+                opts.cls.rk_family = setup.options.rk_family;
+                opts.cls.n_s = setup.options.n_s;
+                Ok(ClsSimulator::new(self, opts)?)
+            })?;
             let piece = sim.simulate(&q, &v, uk, setup.p)?;
             q = piece.q_final().to_vec();
             v = piece.v_final().to_vec();

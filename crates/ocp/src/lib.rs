@@ -1,10 +1,12 @@
-//! Direct optimal control of piecewise smooth systems with FESD.
+//! Direct optimal control of nonsmooth systems with FESD: switched systems and rigid
+//! bodies with impacts and friction, one front end for both.
 //!
-//! An [`Ocp`] states the problem on a [`fesd_model::PssModel`]: horizon (fixed or
+//! An [`Ocp`] states the problem on a model of either kind ([`ModelKind`]: a
+//! [`fesd_model::PssModel`] or a `fesd_cls::ClsModel`): horizon (fixed or
 //! free), N control intervals with piecewise-constant controls, N_FE finite elements
 //! per interval, bounds, Lagrange and Mayer costs, terminal constraints.
-//! [`OcpSolver::new`] transcribes it on the element grid of `fesd-discretization`:
-//! one SX kernel holds a finite element's
+//! [`OcpSolver::new`] transcribes it on the model kind's horizon (a
+//! `fesd_discretization::Dcs`): one SX kernel holds a finite element's
 //! equations and complementarity pairs, mapped (CasADi `map`) over all N · N_FE
 //! elements, so the generated C does not grow with N; small couplings link neighbours
 //! (continuity, boundary duals, Σh = T/N per interval). Every unknown is named in a
