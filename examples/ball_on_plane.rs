@@ -11,7 +11,8 @@
 //! Run: `cargo run --release --example ball_on_plane [-- output-dir]`
 
 use fesd::cls::models::point_on_plane;
-use fesd::cls::{ClsSimulator, ClsSimulatorOptions};
+use fesd::cls::ClsModel;
+use fesd::sim::{Simulator, SimulatorOptions};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,10 +22,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     let (eps, mu) = (0.5, 0.3);
-    let opts = ClsSimulatorOptions { step: 0.05, n_steps: 50, ..Default::default() };
-    let mut sim = ClsSimulator::new(&point_on_plane(eps, mu, 0.0)?, opts)?;
+    let opts = SimulatorOptions::<ClsModel> { step: 0.05, n_steps: 50, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&point_on_plane(eps, mu, 0.0)?, opts)?;
     let start = Instant::now();
-    let r = sim.simulate(&[0.0, 1.0], &[3.0, 0.0], &[], &[])?;
+    let r = sim.simulate_from(&[0.0, 1.0], &[3.0, 0.0], &[], &[])?;
     println!(
         "simulated in {:.3} s, {} Ipopt iterations, {} failed steps",
         start.elapsed().as_secs_f64(),

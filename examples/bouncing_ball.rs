@@ -11,7 +11,8 @@
 //! Run: `cargo run --release --example bouncing_ball [-- [--eps E] [--q0 Q] [output-dir]]`
 
 use fesd::cls::models::{bouncing_ball, G};
-use fesd::cls::{ClsSimulator, ClsSimulatorOptions};
+use fesd::cls::ClsModel;
+use fesd::sim::{Simulator, SimulatorOptions};
 use std::time::Instant;
 
 /// Exact impact times and state at `t_end` of a ball dropped from rest at `q0`.
@@ -44,12 +45,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|(_, a)| a.clone())
         .next()
         .unwrap_or_else(|| ".".into());
-    let opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
+    let opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 20, ..Default::default() };
     let start = Instant::now();
-    let mut sim = ClsSimulator::new(&bouncing_ball(eps), opts)?;
+    let mut sim = Simulator::<ClsModel>::new(&bouncing_ball(eps), opts)?;
     println!("built in {:.2} s", start.elapsed().as_secs_f64());
     let start = Instant::now();
-    let r = sim.simulate(&[q0], &[0.0], &[], &[])?;
+    let r = sim.simulate_from(&[q0], &[0.0], &[], &[])?;
     println!(
         "simulated in {:.3} s, {} Ipopt iterations, {} failed steps",
         start.elapsed().as_secs_f64(),

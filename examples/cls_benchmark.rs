@@ -8,7 +8,8 @@
 //! Run: `cargo run --release --example cls_benchmark [-- <case> …]`
 
 use fesd::cls::models::{bouncing_ball, point_on_plane};
-use fesd::cls::{ClsModel, ClsSimulator, ClsSimulatorOptions};
+use fesd::cls::ClsModel;
+use fesd::sim::{Simulator, SimulatorOptions};
 use std::time::Instant;
 
 struct Case {
@@ -44,14 +45,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     for c in cases.iter().filter(|c| wanted.is_empty() || wanted.iter().any(|w| w == c.name)) {
-        let opts = ClsSimulatorOptions { step: c.step, n_steps: c.n_steps, ..Default::default() };
-        let mut sim = ClsSimulator::new(&c.model, opts)?;
+        let opts = SimulatorOptions::<ClsModel> { step: c.step, n_steps: c.n_steps, ..Default::default() };
+        let mut sim = Simulator::<ClsModel>::new(&c.model, opts)?;
         let start = Instant::now();
-        let r = sim.simulate(&c.q0, &c.v0, &[], &[])?;
+        let r = sim.simulate_from(&c.q0, &c.v0, &[], &[])?;
         let wall = start.elapsed().as_secs_f64();
-        let retried = r.steps.iter().filter(|s| s.attempts > 1).count();
+        let retried = r.steps.iter().filter(|s| s.attempts.len() > 1).count();
         println!("{}: {} pieces, {} retried, {} impacts", c.name, r.steps.len(), retried, r.impacts.len());
-        println!("{}_ipopt_iterations = {}", c.name, r.total_iterations());
+        println!("{}_ipopt_iterations = {}", c.name, r.total_iterations() - r.halved_iterations());
         println!("{}_failed_steps = {}", c.name, r.failed_steps().len());
         println!("{}_halved_iterations = {}", c.name, r.halved_iterations());
         println!("{}_wall_time_s = {wall:.3}", c.name);

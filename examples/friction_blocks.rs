@@ -15,7 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
-    let mut opts = SimulatorOptions { step: 5.0 / 120.0, n_steps: 120, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 5.0 / 120.0, n_steps: 120, ..Default::default() };
     opts.fesd.n_s = 2;
     opts.fesd.n_fe = 3;
     opts.fesd.irk_representation = IrkRepresentation::Differential;

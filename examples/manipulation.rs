@@ -120,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cost = {:.6}", r.cost);
     // Positions and velocities of the boxes over the element grid.
     let (q, v) = r.x.iter().map(|x| (x[..6].to_vec(), x[6..].to_vec())).unzip();
-    let trajectory = fesd::cls::ClsSimulation { t: r.t.clone(), q, v, ..Default::default() };
+    let trajectory = fesd::sim::ClsSimulation { t: r.t.clone(), q, v, ..Default::default() };
     let plot = if three { "manipulation_three.png" } else { "manipulation.png" };
     trajectory.plot(std::path::Path::new(plot), "Three boxes, FESD-J optimal control (x and y of each box)")?;
     println!("wrote {plot}");

@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     let t_end = std::f64::consts::FRAC_PI_2;
     let n_steps = 29;
-    let mut opts = SimulatorOptions { step: t_end / n_steps as f64, n_steps, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: t_end / n_steps as f64, n_steps, ..Default::default() };
     opts.fesd.n_s = 3;
     opts.fesd.n_fe = 2;
     let mut sim = Simulator::new(&models::oscillator()?, opts)?;

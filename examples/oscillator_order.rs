@@ -34,7 +34,7 @@ fn step_counts(family: RkFamily, n_s: usize, fesd: bool) -> Vec<usize> {
 
 fn error_at_end(family: RkFamily, n_s: usize, fesd: bool, n: usize) -> Result<f64, Box<dyn std::error::Error>> {
     let t_end = std::f64::consts::FRAC_PI_2;
-    let mut opts = SimulatorOptions { step: t_end / n as f64, n_steps: n, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: t_end / n as f64, n_steps: n, ..Default::default() };
     opts.fesd.rk_family = family;
     opts.fesd.n_s = n_s;
     opts.fesd.use_fesd = fesd;

@@ -13,7 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
-    let mut opts = SimulatorOptions { step: 10.0 / 200.0, n_steps: 200, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 10.0 / 200.0, n_steps: 200, ..Default::default() };
     opts.fesd.n_s = 2;
     opts.fesd.n_fe = 2;
     let mut sim = Simulator::new(&models::relay_feedback(25.0, 0.05, 1.0)?, opts)?;

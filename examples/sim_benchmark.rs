@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let repeats: usize = std::env::args().skip(1).find(|a| a != "exit=1").map(|s| s.parse()).transpose()?.unwrap_or(3);
 
     let t_end = std::f64::consts::FRAC_PI_2;
-    let mut o = SimulatorOptions { step: t_end / 29.0, n_steps: 29, ..Default::default() };
+    let mut o: SimulatorOptions = SimulatorOptions { step: t_end / 29.0, n_steps: 29, ..Default::default() };
     o.fesd.n_s = 3;
     o.fesd.sliding_exit_continuity = exit;
     let mut osc = Simulator::new(&models::oscillator()?, o)?;
@@ -74,13 +74,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let relay = models::relay_feedback(25.0, 0.05, 1.0)?;
     let x0 = [0.0, -0.001, -0.02];
-    let mut o = SimulatorOptions { step: 0.05, n_steps: 200, ..Default::default() };
+    let mut o: SimulatorOptions = SimulatorOptions { step: 0.05, n_steps: 200, ..Default::default() };
     o.fesd.n_s = 2;
     o.fesd.sliding_exit_continuity = exit;
     let mut sim = Simulator::new(&relay, o)?;
     let (r, best) = best_of(&mut sim, &x0, repeats)?;
     report("relay", &r, best);
-    let mut fine = SimulatorOptions { step: 10.0 / 1600.0, n_steps: 800, ..Default::default() };
+    let mut fine: SimulatorOptions = SimulatorOptions { step: 10.0 / 1600.0, n_steps: 800, ..Default::default() };
     fine.fesd.n_s = 3;
     let reference = Simulator::new(&relay, fine)?.simulate(&x0, &[], &[])?;
     for t_check in [2.5, 5.0] {

@@ -21,14 +21,15 @@
 //! Run: `cargo run --release --example sliding_block`
 
 use fesd::cls::models::{point_in_space, point_on_plane, G};
-use fesd::cls::{ClsOptions, ClsSimulator, ClsSimulatorOptions, FrictionModel};
+use fesd::cls::{ClsModel, ClsOptions, FrictionModel};
+use fesd::sim::{Simulator, SimulatorOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mu = 0.5;
     let (t_exact, x_exact) = (2.0 / (mu * G), 4.0 / (2.0 * mu * G));
-    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 8, ..Default::default() };
-    let mut sim = ClsSimulator::new(&point_on_plane(0.0, mu, 0.0)?, opts.clone())?;
-    let r = sim.simulate(&[0.0, 0.0], &[2.0, 0.0], &[], &[])?;
+    let opts = SimulatorOptions::<ClsModel> { step: 0.1, n_steps: 8, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&point_on_plane(0.0, mu, 0.0)?, opts.clone())?;
+    let r = sim.simulate_from(&[0.0, 0.0], &[2.0, 0.0], &[], &[])?;
     println!("planar: {} Ipopt iterations, {} failed pieces", r.total_iterations(), r.failed_steps().len());
     let i = r.v.iter().position(|v| v[0].abs() < 1e-7).ok_or("the block did not stop")?;
     println!("t_stop = {:.7}", r.t[i]);
@@ -44,9 +45,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (suffix, theta, cls) in
         [("", 45.0f64, ClsOptions::default()), ("_polyhedral_30", 30.0, ClsOptions::default()), ("_conic_30", 30.0, conic)]
     {
-        let mut sim = ClsSimulator::new(&point_in_space(0.0, mu, [0.0, 0.0])?, ClsSimulatorOptions { cls, ..opts.clone() })?;
+        let mut sim =
+            Simulator::<ClsModel>::new(&point_in_space(0.0, mu, [0.0, 0.0])?, SimulatorOptions::<ClsModel> { fesd: cls, ..opts.clone() })?;
         let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
-        let r = sim.simulate(&[0.0, 0.0, 0.0], &[2.0 * c, 2.0 * s, 0.0], &[], &[])?;
+        let r = sim.simulate_from(&[0.0, 0.0, 0.0], &[2.0 * c, 2.0 * s, 0.0], &[], &[])?;
         println!("spatial{suffix}: {} Ipopt iterations, {} failed pieces", r.total_iterations(), r.failed_steps().len());
         let i = r.v.iter().position(|v| v[0].hypot(v[1]) < 1e-7).ok_or("the spatial block did not stop")?;
         let (x, y) = (r.q[i][0], r.q[i][1]);

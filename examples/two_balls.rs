@@ -20,8 +20,9 @@
 //! Run: `cargo run --release --example two_balls [-- steps…]` (default 100 200 400 800)
 
 use fesd::cls::models::{two_balls, G};
-use fesd::cls::{ClsSimulator, ClsSimulatorOptions};
+use fesd::cls::ClsModel;
 use fesd::rk::RkFamily;
+use fesd::sim::{Simulator, SimulatorOptions};
 
 const K: f64 = 1e4;
 const EPS: f64 = 0.8;
@@ -96,11 +97,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for n_s in stages {
         let mut points = Vec::new();
         for &n in &steps {
-            let mut opts = ClsSimulatorOptions { step: 1.0 / n as f64, n_steps: n, ..Default::default() };
-            opts.cls.rk_family = RkFamily::RadauIIA;
-            opts.cls.n_s = n_s;
-            let mut sim = ClsSimulator::new(&two_balls(K, EPS)?, opts)?;
-            let r = sim.simulate(&[1.0, 2.0], &[0.0, 0.0], &[], &[])?;
+            let mut opts = SimulatorOptions::<ClsModel> { step: 1.0 / n as f64, n_steps: n, ..Default::default() };
+            opts.fesd.rk_family = RkFamily::RadauIIA;
+            opts.fesd.n_s = n_s;
+            let mut sim = Simulator::<ClsModel>::new(&two_balls(K, EPS)?, opts)?;
+            let r = sim.simulate_from(&[1.0, 2.0], &[0.0, 0.0], &[], &[])?;
             if Some(&n) == steps.last() {
                 r.plot(
                     std::path::Path::new("two_balls.png"),

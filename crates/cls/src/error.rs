@@ -32,9 +32,6 @@ pub enum ClsError {
         /// Why.
         reason: String,
     },
-    /// Writing an output (table, JSON, plot) failed.
-    #[error(transparent)]
-    Output(#[from] fesd_output::OutputError),
     /// A numeric input has the wrong size or is not finite.
     #[error("{what}: {reason}")]
     BadInput {

@@ -5,21 +5,10 @@
 //! discretized by [`ClsStep`] with Runge–Kutta finite elements whose step sizes are
 //! unknowns; velocity jumps happen only at element boundaries through impulse
 //! equations in complementarity form, and cross complementarity puts every impact,
-//! contact change and stick–slip transition on a boundary. [`ClsSimulator`] solves
-//! it step after step with the MPCC homotopy of `fesd-mpcc` and reports the impacts.
-//!
-//! ```
-//! use fesd_cls::{models, ClsSimulator, ClsSimulatorOptions};
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // An elastic ball dropped from 0.8: impacts at 0.403855 + k · 0.807710.
-//! let opts = ClsSimulatorOptions { step: 0.15, n_steps: 6, ..Default::default() };
-//! let mut sim = ClsSimulator::new(&models::bouncing_ball(1.0), opts)?;
-//! let r = sim.simulate(&[0.8], &[0.0], &[], &[])?;
-//! let t = r.impact_times();
-//! assert!((t[0] - (1.6f64 / 9.81).sqrt()).abs() < 1e-6);
-//! assert!((r.impacts[0].v_after[0] + r.impacts[0].v_before[0]).abs() < 1e-6);
-//! # Ok(()) }
-//! ```
+//! contact change and stick–slip transition on a boundary. The one simulation engine
+//! (`fesd_sim::Simulator<ClsModel>`) solves it step after step with the MPCC homotopy
+//! of `fesd-mpcc` and reports the impacts; the one optimal-control front end
+//! (`fesd_ocp::Ocp<ClsModel>`) puts it on a horizon ([`ClsGrid`]).
 //!
 //! # Models
 //!
@@ -39,27 +28,24 @@
 //!
 //! ```
 //! use casadi::SX;
-//! use fesd_cls::{ClsModel, ClsSimulator, ClsSimulatorOptions, Contact};
+//! use fesd_cls::{ClsModel, ClsOptions, ClsStep, Contact};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let q = SX::sym("q", 2); // (x, y)
 //! let v = SX::sym("v", 2);
 //! let y = q.at(1)?;
 //! let table = Contact::new(y).restitution(0.5).friction(0.3, SX::from_slice(&[1.0, 0.0]));
 //! let model = ClsModel::new(q, v).with_forces(SX::from_slice(&[0.0, -9.81])).with_contact(table);
-//! let opts = ClsSimulatorOptions { step: 0.05, n_steps: 10, ..Default::default() };
-//! let mut sim = ClsSimulator::new(&model, opts)?;
-//! let r = sim.simulate(&[0.0, 1.0], &[3.0, 0.0], &[], &[])?;
-//! // It lands at t = √(2/g); the impact reverses v_y (× ε) and takes μ Λ_n of v_x.
-//! let hit = &r.impacts[0];
-//! assert!((hit.time - (2.0f64 / 9.81).sqrt()).abs() < 1e-6);
-//! assert!((hit.v_after[1] + 0.5 * hit.v_before[1]).abs() < 1e-6);
-//! assert!((hit.v_after[0] - (3.0 - 0.3 * hit.impulse)).abs() < 1e-6);
+//! // One interval of N_FE = 2 elements: an MPCC in (q0, v0, u, p, T).
+//! let step = ClsStep::new(&model, &ClsOptions::default())?;
+//! assert_eq!((step.layout.n_q, step.layout.n_c, step.layout.n_fe), (2, 1, 2));
 //! # Ok(()) }
 //! ```
+//! (Simulated with `fesd_sim::Simulator::<ClsModel>`, it lands at t = √(2/g); the impact
+//! reverses v_y (× ε) and takes μ Λ_n of v_x: the crate `fesd-sim` tests this.)
 //!
 //! # Simulation
 //!
-//! Options ([`ClsOptions`], in [`ClsSimulatorOptions::cls`]): Radau IIA n_s = 2 and
+//! Options ([`ClsOptions`], in the simulator options' `fesd`): Radau IIA n_s = 2 and
 //! N_FE = 2 per step by default, `use_fesd = false` for standard time stepping, the cross
 //! complementarity modes of switched systems, step equilibration (heuristic, or with the
 //! FESD-J switch indicators: contact made or broken, impact, slide start/stop), the
@@ -67,12 +53,12 @@
 //! of a step may take an impulse there; impacts slower than contact_tol/(ε_c h) may end
 //! plastic), lifted accelerations or a symbolic M⁻¹ (`mass_matrix`), and
 //! `rho_multipliers`, an ℓ1 tie-break that picks zero impulses at resting contacts. Each
-//! step tries the switched-system simulator's homotopies, each from the previous step's
-//! solution, a resting guess and a predicted contact-free motion, and halves the step if
-//! all fail (before them, where the previous piece went on without an impact, one start
-//! from its solution with its multipliers, `warm_start_duals`). The result lists every
-//! impact with time, impulse and velocities before and after, and the pieces given up and
-//! halved (`ClsSimulation::halved`, their cost `halved_iterations()`). A contact that is
+//! step tries the simulation tiers, each from the previous step's solution, a resting
+//! guess and a predicted contact-free motion, and halves the step if all fail (where the
+//! previous piece went on without an impact, the first start carries its multipliers,
+//! `warm_start_duals`). The result lists every impact with time, impulse and velocities
+//! before and after, and the pieces given up and halved (reports marked `halved`, their
+//! cost `halved_iterations()`). A contact that is
 //! open at a step's start and, at the current velocity, would close before the shortest
 //! first element can end ((1 − γ_h) h̄) cannot be held by that step — an element whose
 //! start is open carries no contact force — so the simulator halves such a step before
@@ -103,14 +89,11 @@ mod kernel;
 mod model;
 pub mod models;
 mod options;
-mod output;
 mod pairs;
-mod simulator;
 mod step;
 
 pub use error::{ClsError, Result};
 pub use grid::ClsGrid;
 pub use model::{ClsModel, Contact};
 pub use options::{ClsOptions, FrictionModel, MassMatrixForm};
-pub use simulator::{ClsSimulation, ClsSimulator, ClsSimulatorOptions, ClsStepReport, Impact};
 pub use step::{ClsLayout, ClsStep};

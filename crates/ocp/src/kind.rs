@@ -6,10 +6,11 @@
 
 use crate::error::{invalid, Result};
 use casadi::SX;
-use fesd_cls::{ClsGrid, ClsModel, ClsOptions, ClsSimulator, ClsSimulatorOptions};
+use fesd_cls::{ClsGrid, ClsModel, ClsOptions};
 use fesd_discretization::{Dcs, ElementGrid, ElementTerms, FesdOptions, IrkRepresentation, StepEquilibrationHessian, VariableTable};
 use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::{presets, HomotopyOptions};
+use fesd_sim::{Simulator, SimulatorOptions};
 
 /// The finite elements' options of a model kind, as an OCP owns them.
 pub trait ElementOptions: Clone + std::fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned {
@@ -198,13 +199,13 @@ impl ModelKind for PssModel {
     ) -> Result<(Vec<f64>, usize)> {
         let own = setup.options.lowering();
         let lowering = setup.lowering.unwrap_or(own.as_ref());
-        let mut simulators: std::collections::BTreeMap<usize, fesd_sim::Simulator> = Default::default();
+        let mut simulators: std::collections::BTreeMap<usize, Simulator> = Default::default();
         let (mut x, mut failed) = (x0.to_vec(), 0);
         for (k, &n_fe) in fe.iter().enumerate() {
             let sim = cached(&mut simulators, n_fe, || {
                 let fesd = FesdOptions { n_fe, ..setup.options.clone() };
-                let opts = fesd_sim::SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
-                Ok(fesd_sim::Simulator::with_lowering(self, opts, lowering)?)
+                let opts = SimulatorOptions { fesd, max_step_halvings: 0, n_steps: 1, ..Default::default() };
+                Ok(Simulator::with_lowering(self, opts, lowering)?)
             })?;
             let mut state = sim.start(&x, &u[k], setup.p)?;
             if !sim.step_with_length(&mut state, &u[k], setup.p, interval)? {
@@ -232,11 +233,11 @@ impl ModelKind for PssModel {
         t_controls: &[f64],
         steps_per_interval: usize,
     ) -> Result<Vec<f64>> {
-        let mut opts = fesd_sim::SimulatorOptions::default();
+        let mut opts = SimulatorOptions::<PssModel>::default();
         opts.fesd.n_s = 3;
         opts.fesd.n_fe = 2;
         let own = setup.options.lowering();
-        let mut sim = fesd_sim::Simulator::with_lowering(self, opts, setup.lowering.unwrap_or(own.as_ref()))?;
+        let mut sim = Simulator::with_lowering(self, opts, setup.lowering.unwrap_or(own.as_ref()))?;
         let mut x = x0.to_vec();
         for (k, uk) in u.iter().enumerate() {
             let length = t_controls[k + 1] - t_controls[k];
@@ -333,29 +334,25 @@ impl ModelKind for ClsModel {
         u: &[Vec<f64>],
         (table, mut w): (&VariableTable, Vec<f64>),
     ) -> Result<(Vec<f64>, usize)> {
-        let n_q = self.n_q();
-        let mut simulators: std::collections::BTreeMap<usize, ClsSimulator> = Default::default();
-        let (mut q, mut v) = (x0[..n_q].to_vec(), x0[n_q..].to_vec());
-        let mut failed = 0;
+        let mut simulators: std::collections::BTreeMap<usize, Simulator<ClsModel>> = Default::default();
+        let (mut x, mut failed) = (x0.to_vec(), 0);
         for (k, uk) in u.iter().enumerate() {
             let n_fe = fe[k];
             let sim = cached(&mut simulators, n_fe, || {
-                let cls = ClsOptions { rho_multipliers: 1.0, n_fe, ..setup.options.clone() };
-                let opts = ClsSimulatorOptions { cls, step: length, n_steps: 1, ..Default::default() };
-                Ok(ClsSimulator::new(self, opts)?)
+                let fesd = ClsOptions { rho_multipliers: 1.0, n_fe, ..setup.options.clone() };
+                let opts = SimulatorOptions { fesd, step: length, n_steps: 1, max_step_halvings: 0, ..Default::default() };
+                Ok(Simulator::new(self, opts)?)
             })?;
-            let r = sim.solve_piece(&q, &v, uk, setup.p, length)?;
-            failed += usize::from(!r.status.is_converged());
-            let step = sim.step_problem();
+            let mut state = sim.start(&x, uk, setup.p)?;
+            failed += usize::from(!sim.step_with_length(&mut state, uk, setup.p, length)?);
+            let (sw, from) = (state.solution(), &sim.step_problem().table);
             for m in 0..n_fe {
                 if setup.options.use_fesd {
-                    copy_block(&mut w, table, ("tau", k, m), &r.w, &step.table, ("tau", 0, m))?;
+                    copy_block(&mut w, table, ("tau", k, m), sw, from, ("tau", 0, m))?;
                 }
-                copy_block(&mut w, table, ("element", k, m), &r.w, &step.table, ("element", 0, m))?;
+                copy_block(&mut w, table, ("element", k, m), sw, from, ("element", 0, m))?;
             }
-            let (layout, last) = (&step.layout, n_fe - 1);
-            q = r.w[layout.q_end[last]..layout.q_end[last] + n_q].to_vec();
-            v = r.w[layout.v_end[last]..layout.v_end[last] + n_q].to_vec();
+            x = state.x.clone();
         }
         Ok((w, failed))
     }
@@ -369,23 +366,24 @@ impl ModelKind for ClsModel {
         t_controls: &[f64],
         steps_per_interval: usize,
     ) -> Result<Vec<f64>> {
-        let n_q = self.n_q();
-        let (mut q, mut v) = (x0[..n_q].to_vec(), x0[n_q..].to_vec());
+        let mut x = x0.to_vec();
         // One simulator per interval length (one for a fixed horizon).
-        let mut simulators: std::collections::BTreeMap<i64, ClsSimulator> = Default::default();
+        let mut simulators: std::collections::BTreeMap<i64, Simulator<ClsModel>> = Default::default();
         for (k, uk) in u.iter().enumerate() {
             let length = t_controls[k + 1] - t_controls[k];
             let sim = cached(&mut simulators, (length * 1e12).round() as i64, || {
-                let mut opts =
-                    ClsSimulatorOptions { step: length / steps_per_interval as f64, n_steps: steps_per_interval, ..Default::default() };
-                opts.cls.rk_family = setup.options.rk_family;
-                opts.cls.n_s = setup.options.n_s;
-                Ok(ClsSimulator::new(self, opts)?)
+                let mut opts = SimulatorOptions::<ClsModel> {
+                    step: length / steps_per_interval as f64,
+                    n_steps: steps_per_interval,
+                    ..Default::default()
+                };
+                opts.fesd.rk_family = setup.options.rk_family;
+                opts.fesd.n_s = setup.options.n_s;
+                Ok(Simulator::new(self, opts)?)
             })?;
-            let piece = sim.simulate(&q, &v, uk, setup.p)?;
-            q = piece.q_final().to_vec();
-            v = piece.v_final().to_vec();
+            let piece = sim.simulate(&x, uk, setup.p)?;
+            x = [piece.q_final(), piece.v_final()].concat();
         }
-        Ok([q, v].concat())
+        Ok(x)
     }
 }

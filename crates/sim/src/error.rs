@@ -35,6 +35,9 @@ pub enum SimError {
     /// The discretization layer failed for a system of another layer.
     #[error(transparent)]
     Discretization(fesd_discretization::DiscretizationError),
+    /// The rigid-body layer refused a model or its discretization.
+    #[error(transparent)]
+    RigidBody(fesd_cls::ClsError),
     /// Writing an output (table, JSON, plot) failed.
     #[error(transparent)]
     Output(#[from] fesd_output::OutputError),
@@ -49,6 +52,20 @@ impl From<fesd_discretization::DiscretizationError> for SimError {
             D::Stages(e) => SimError::Stages(e),
             D::InvalidOption { name, reason } => SimError::InvalidOption { name, reason },
             other @ D::System(_) => SimError::Discretization(other),
+        }
+    }
+}
+
+impl From<fesd_cls::ClsError> for SimError {
+    /// Options and inputs keep their typed variants; the rest is wrapped.
+    fn from(e: fesd_cls::ClsError) -> Self {
+        use fesd_cls::ClsError as C;
+        match e {
+            C::InvalidOption { name, reason } => SimError::InvalidOption { name, reason },
+            C::BadInput { what, reason } => SimError::BadInput { what, reason },
+            C::Casadi(e) => SimError::Casadi(e),
+            C::Mpcc(e) => SimError::Mpcc(e),
+            other => SimError::RigidBody(other),
         }
     }
 }

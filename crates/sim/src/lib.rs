@@ -1,4 +1,16 @@
-//! FESD for switched systems: the discretization of one step and a simulator.
+//! FESD simulation: the discretization of one step of a switched system and one
+//! simulation engine for every model kind.
+//!
+//! [`Simulator<M>`](Simulator) runs pieces of each step through the MPCC homotopy in
+//! tiers, from the previous solution and from fresh starts, halves failed pieces,
+//! carries multipliers where the active set goes on, runs open loop (`simulate`) or
+//! closed loop (`start`/`step`), and reports every attempt as data ([`StepReport`]).
+//! A model kind ([`SimulationKind`]) brings its step, starts, look-ahead and record:
+//! switched systems ([`fesd_model::PssModel`], the default; [`SimulationResult`]) and
+//! rigid bodies (`fesd_cls::ClsModel`, state x = (q, v); [`ClsSimulation`]). Options
+//! ([`SimulatorOptions<M>`](SimulatorOptions)) are one struct: the kind's
+//! discretization in `fesd`, the shared schedule, the kind's own settings in
+//! `detection`.
 //!
 //! [`FesdInterval`] (one interval of the element grid of `fesd-discretization`) discretizes a [`fesd_model::PssModel`] on `[0, T]` with
 //! Runge–Kutta finite elements whose step sizes are unknowns (FESD), cross
@@ -41,7 +53,7 @@
 //! let velocity = |a: f64, b: f64| SX::from_slice(&[a, b]);
 //! let f = vec![velocity(-1.0, -0.5), velocity(-1.0, -1.5), velocity(1.0, -1.0), velocity(1.0, 1.0)];
 //! let model = PssModel::new(x.clone()).with_subsystem(Subsystem::from_sets(x.clone(), regions, f));
-//! let mut opts = SimulatorOptions { step: 0.1, n_steps: 35, ..Default::default() };
+//! let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 35, ..Default::default() };
 //! opts.fesd.representation = Representation::Step; // region sets: the Step representation
 //! let mut sim = Simulator::new(&model, opts)?;
 //! let r = sim.simulate(&[1.0, 2.0], &[], &[])?;
@@ -77,6 +89,44 @@
 //! }
 //! let r = state.into_result();                  // the same SimulationResult as simulate()
 //! # assert!(r.completed && (r.switch_times[0] - 1.0 / 3.0).abs() < 1e-8);
+//! # Ok(()) }
+//! ```
+//!
+//! # Rigid bodies
+//!
+//! ```
+//! use fesd_cls::{models, ClsModel};
+//! use fesd_sim::{Simulator, SimulatorOptions};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // An elastic ball dropped from 0.8: impacts at 0.403855 + k · 0.807710.
+//! let opts = SimulatorOptions { step: 0.15, n_steps: 6, ..Default::default() };
+//! let mut sim = Simulator::<ClsModel>::new(&models::bouncing_ball(1.0), opts)?;
+//! let r = sim.simulate(&[0.8, 0.0], &[], &[])?; // x0 = (q0, v0)
+//! let t = r.impact_times();
+//! assert!((t[0] - (1.6f64 / 9.81).sqrt()).abs() < 1e-6);
+//! assert!((r.impacts[0].v_after[0] + r.impacts[0].v_before[0]).abs() < 1e-6);
+//! # Ok(()) }
+//! ```
+//!
+//! A ball thrown onto a table with friction:
+//!
+//! ```
+//! use casadi::SX;
+//! use fesd_cls::{ClsModel, Contact};
+//! use fesd_sim::{Simulator, SimulatorOptions};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let q = SX::sym("q", 2); // (x, y)
+//! let v = SX::sym("v", 2);
+//! let y = q.at(1)?;
+//! let table = Contact::new(y).restitution(0.5).friction(0.3, SX::from_slice(&[1.0, 0.0]));
+//! let model = ClsModel::new(q, v).with_forces(SX::from_slice(&[0.0, -9.81])).with_contact(table);
+//! let mut sim = Simulator::new(&model, SimulatorOptions { step: 0.05, n_steps: 10, ..Default::default() })?;
+//! let r = sim.simulate(&[0.0, 1.0, 3.0, 0.0], &[], &[])?;
+//! // It lands at t = √(2/g); the impact reverses v_y (× ε) and takes μ Λ_n of v_x.
+//! let hit = &r.impacts[0];
+//! assert!((hit.time - (2.0f64 / 9.81).sqrt()).abs() < 1e-6);
+//! assert!((hit.v_after[1] + 0.5 * hit.v_before[1]).abs() < 1e-6);
+//! assert!((hit.v_after[0] - (3.0 - 0.3 * hit.impulse)).abs() < 1e-6);
 //! # Ok(()) }
 //! ```
 //!
@@ -128,15 +178,23 @@
 //!
 
 mod discretization;
+mod engine;
 mod error;
 pub mod models;
+mod options;
 mod output;
-mod simulator;
+mod report;
+mod rigid;
+mod switched;
 
 pub use discretization::{FesdInterval, Layout};
+pub use engine::{Dims, Io, LookAhead, Piece, Prepared, SimState, SimulationKind, Simulator, Split, Start};
 pub use error::{Result, SimError};
 pub use fesd_discretization::{
     complementarity_pairs, sliding_exit_pairs, CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration,
     StepEquilibrationHessian,
 };
-pub use simulator::{Attempt, OnStepFailure, SimState, SimulationResult, SimulationTiming, Simulator, SimulatorOptions, StepReport};
+pub use options::SimulatorOptions;
+pub use report::{Attempt, OnStepFailure, Record, SimulationTiming, StepReport};
+pub use rigid::{ClsSimulation, Impact, ImpactDetection, RigidPiece};
+pub use switched::{PieceOutputs, SimulationResult, SwitchCarry, SwitchDetection};

@@ -40,7 +40,7 @@ fn bad_models() {
 fn bad_schemes_and_inputs() {
     let model = models::scalar_switch(3.0, 1.0);
     let with = |f: &dyn Fn(&mut SimulatorOptions)| {
-        let mut o = SimulatorOptions::default();
+        let mut o: SimulatorOptions = SimulatorOptions::default();
         f(&mut o);
         o
     };

@@ -35,7 +35,7 @@ pub fn grid() -> Vec<Scheme> {
 
 /// Simulates `model` from `x0` with `scheme`, n_s stages and n_fe elements per step.
 pub fn simulate(model: &PssModel, scheme: Scheme, n_s: usize, n_fe: usize, step: f64, n_steps: usize, x0: &[f64]) -> SimulationResult {
-    let mut opts = SimulatorOptions { step, n_steps, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step, n_steps, ..Default::default() };
     opts.fesd.irk_representation = scheme.irk;
     opts.fesd.rk_family = scheme.family;
     opts.fesd.representation = scheme.representation;

@@ -6,7 +6,7 @@
 //! resolved). Every accepted step meets the user's comp_tol.
 
 use fesd_rk::RkFamily;
-use fesd_sim::{models, SimulationResult, Simulator, SimulatorOptions};
+use fesd_sim::{models, SimulationResult, Simulator, SimulatorOptions, SwitchDetection};
 
 /// The tolerances of the order study: comp_tol 1e-13, σ_N 1e-14, Ipopt's `tol`
 /// 1e-14, on every homotopy the simulator may run.
@@ -26,7 +26,7 @@ fn tighten(opts: &mut SimulatorOptions) {
 
 fn simulate(family: RkFamily, n_s: usize, fesd: bool, n: usize, tight: bool) -> SimulationResult {
     let t_end = std::f64::consts::FRAC_PI_2;
-    let mut opts = SimulatorOptions { step: t_end / n as f64, n_steps: n, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: t_end / n as f64, n_steps: n, ..Default::default() };
     opts.fesd.rk_family = family;
     opts.fesd.n_s = n_s;
     opts.fesd.use_fesd = fesd;
@@ -117,8 +117,12 @@ fn switch_elements_are_not_stretched() {
     assert!(r.steps.iter().any(|s| s.recut_at_switch), "the switch piece was not re-cut");
     let never = {
         let t_end = std::f64::consts::FRAC_PI_2;
-        let mut opts =
-            SimulatorOptions { step: t_end / 14.0, n_steps: 14, max_switch_element_ratio: Some(f64::INFINITY), ..Default::default() };
+        let mut opts: SimulatorOptions = SimulatorOptions {
+            step: t_end / 14.0,
+            n_steps: 14,
+            detection: SwitchDetection { max_switch_element_ratio: Some(f64::INFINITY), ..Default::default() },
+            ..Default::default()
+        };
         opts.fesd.n_s = 4;
         tighten(&mut opts);
         Simulator::new(&models::oscillator().unwrap(), opts).unwrap().simulate(&models::oscillator_x0(), &[], &[]).unwrap()
@@ -130,7 +134,10 @@ fn switch_elements_are_not_stretched() {
 #[test]
 fn a_switch_element_ratio_of_one_or_less_is_rejected() {
     for bad in [1.0, 0.5, f64::NAN] {
-        let opts = SimulatorOptions { max_switch_element_ratio: Some(bad), ..Default::default() };
+        let opts: SimulatorOptions = SimulatorOptions {
+            detection: SwitchDetection { max_switch_element_ratio: Some(bad), ..Default::default() },
+            ..Default::default()
+        };
         assert!(opts.validate().is_err(), "{bad}");
     }
 }

@@ -5,7 +5,7 @@
 use fesd_sim::{models, SimulationResult, Simulator, SimulatorOptions};
 
 fn run(n: usize) -> SimulationResult {
-    let mut opts = SimulatorOptions { step: 10.0 / n as f64, n_steps: n, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 10.0 / n as f64, n_steps: n, ..Default::default() };
     opts.fesd.n_s = 2;
     let model = models::relay_feedback(25.0, 0.05, 1.0).unwrap();
     Simulator::new(&model, opts).unwrap().simulate(&[0.0, -0.001, -0.02], &[], &[]).unwrap()
@@ -44,7 +44,7 @@ fn relay_runs_through_at_two_resolutions() {
 fn an_unproductive_tier_is_skipped_for_halving() {
     let model = models::relay_feedback(25.0, 0.05, 1.0).unwrap();
     let run_with = |skip: bool| {
-        let mut opts =
+        let mut opts: SimulatorOptions =
             SimulatorOptions { step: 0.05, n_steps: 200, tiers_before_halving: 2, skip_unproductive_tiers: skip, ..Default::default() };
         opts.fesd.n_s = 2;
         Simulator::new(&model, opts).unwrap().simulate(&[0.0, -0.001, -0.02], &[], &[]).unwrap()

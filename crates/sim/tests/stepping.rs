@@ -2,7 +2,7 @@
 
 use casadi::SX;
 use fesd_model::{PssModel, Subsystem};
-use fesd_sim::{models, Simulator, SimulatorOptions};
+use fesd_sim::{models, Simulator, SimulatorOptions, SwitchDetection};
 
 #[test]
 fn stepping_with_a_control_schedule_has_the_exact_switches() {
@@ -54,7 +54,7 @@ fn stepping_equals_the_batch_simulation() {
 
 #[test]
 fn one_comp_tol_setting_reaches_every_tier() {
-    let mut opts = SimulatorOptions { step: 0.1, n_steps: 4, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 4, ..Default::default() };
     opts.for_each_homotopy(|h| h.comp_tol = 1e-12);
     assert!(opts.homotopies.iter().chain(&opts.fallback_homotopy).all(|h| h.comp_tol == 1e-12));
     assert!(opts.validate().is_ok());
@@ -86,7 +86,7 @@ fn a_switch_exactly_on_a_step_boundary_needs_no_halving() {
         vec![vec![1], vec![-1]],
         vec![f(3.0), f(1.0)],
     ));
-    let mut opts = SimulatorOptions { step: 2.0 / 15.0, n_steps: 10, ..Default::default() };
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 2.0 / 15.0, n_steps: 10, ..Default::default() };
     opts.fesd.n_s = 3;
     let r = Simulator::new(&model, opts).unwrap().simulate(&[180.0, 20.0], &[-5.0], &[]).unwrap();
     assert!(r.completed);
@@ -105,7 +105,7 @@ fn active_regions_mean_the_same_in_stewart_and_step() {
     use fesd_model::Representation;
     let mut regions = Vec::new();
     for representation in [Representation::Stewart, Representation::Step] {
-        let mut opts = SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
+        let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 6, ..Default::default() };
         opts.fesd.representation = representation;
         let mut sim = Simulator::new(&models::scalar_switch(3.0, 1.0), opts).unwrap();
         let r = sim.simulate(&[-1.0], &[], &[]).unwrap();
@@ -144,7 +144,12 @@ fn a_switch_ahead_is_predicted_and_tried_from_the_neutral_guess_first() {
     let step = r.steps.iter().find(|s| s.switch_predicted).unwrap();
     assert!(step.attempts[0].neutral_start, "{:?}", step.attempts);
     // Without prediction, the same trajectory.
-    let opts = SimulatorOptions { step: 0.1, n_steps: 6, predict_switches: false, ..Default::default() };
+    let opts = SimulatorOptions {
+        step: 0.1,
+        n_steps: 6,
+        detection: SwitchDetection { predict_switches: false, ..Default::default() },
+        ..Default::default()
+    };
     let plain = Simulator::new(&models::scalar_switch(3.0, 1.0), opts).unwrap().simulate(&[-1.0], &[], &[]).unwrap();
     assert!(plain.steps.iter().all(|s| !s.switch_predicted && !s.attempts[0].neutral_start));
     assert!((plain.x_final()[0] - r.x_final()[0]).abs() < 1e-8);
@@ -197,7 +202,7 @@ fn extrapolated_states_lie_on_the_line_through_the_state_along_the_slope() {
         (IrkRepresentation::Differential, RkFamily::RadauIIA),
         (IrkRepresentation::Integral, RkFamily::GaussLegendre),
     ] {
-        let mut opts = SimulatorOptions { step: len, n_steps: 1, ..Default::default() };
+        let mut opts: SimulatorOptions = SimulatorOptions { step: len, n_steps: 1, ..Default::default() };
         (opts.fesd.n_s, opts.fesd.n_fe, opts.fesd.irk_representation, opts.fesd.rk_family) = (2, 3, irk, family);
         let sim = Simulator::new(&model, opts).unwrap();
         let interval = sim.interval();

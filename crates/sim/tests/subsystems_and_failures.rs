@@ -18,7 +18,7 @@ fn two_subsystems() -> PssModel {
 #[test]
 fn independent_subsystems_switch_independently() {
     for representation in [Representation::Stewart, Representation::Step] {
-        let mut opts = SimulatorOptions { step: 0.1, n_steps: 9, ..Default::default() };
+        let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 9, ..Default::default() };
         opts.fesd.representation = representation;
         let r = Simulator::new(&two_subsystems(), opts).unwrap().simulate(&[-1.0, 0.5], &[], &[]).unwrap();
         assert!(r.completed, "{representation:?}");

@@ -5,7 +5,7 @@ mod common;
 use common::{distance_to, grid, simulate, Scheme};
 use fesd_model::Representation;
 use fesd_rk::RkFamily;
-use fesd_sim::{models, CrossComplementarity, IrkRepresentation, Simulator, SimulatorOptions};
+use fesd_sim::{models, CrossComplementarity, IrkRepresentation, Simulator, SimulatorOptions, SwitchDetection};
 
 #[test]
 fn two_minus_sign_switches_at_one_third() {
@@ -59,7 +59,7 @@ fn leaving_the_sliding_mode_at_t_one() {
     // only weakly determined by the equations: Ipopt's tol = 1e-12 pins it to 1e-6
     // (with the default 1e-8 it lands within 1e-5).
     for representation in [Representation::Stewart, Representation::Step] {
-        let mut opts = SimulatorOptions { step: 2.0 / 7.0, n_steps: 7, ..Default::default() };
+        let mut opts: SimulatorOptions = SimulatorOptions { step: 2.0 / 7.0, n_steps: 7, ..Default::default() };
         opts.fesd.representation = representation;
         for h in opts.homotopies.iter_mut().chain(opts.fallback_homotopy.iter_mut()) {
             h.ipopt.push(("tol".into(), 1e-12.into()));
@@ -80,7 +80,7 @@ fn the_sliding_exit_condition_pins_the_exit_without_a_tight_tolerance() {
     // multiplier reaches zero, instead of where the switching function (quadratic in
     // t − 1) first changes sign at a stage.
     for representation in [Representation::Stewart, Representation::Step] {
-        let mut opts = SimulatorOptions { step: 2.0 / 7.0, n_steps: 7, ..Default::default() };
+        let mut opts: SimulatorOptions = SimulatorOptions { step: 2.0 / 7.0, n_steps: 7, ..Default::default() };
         opts.fesd.representation = representation;
         opts.fesd.sliding_exit_continuity = true;
         let r = Simulator::new(&models::leaving_sliding_mode(), opts).unwrap().simulate(&[0.0, 0.0], &[], &[]).unwrap();
@@ -179,7 +179,12 @@ fn every_rk_family_and_stage_count_finds_the_switch_at_one_third() {
 fn a_switch_just_after_a_step_boundary_gets_a_piece_of_its_own() {
     let model = models::scalar_switch(2.0, 0.2);
     let run = |align: bool| {
-        let opts = SimulatorOptions { step: 0.1, n_steps: 8, align_switches: align, ..Default::default() };
+        let opts = SimulatorOptions {
+            step: 0.1,
+            n_steps: 8,
+            detection: SwitchDetection { align_switches: align, ..Default::default() },
+            ..Default::default()
+        };
         Simulator::new(&model, opts).unwrap().simulate(&[-1.002], &[], &[]).unwrap()
     };
     let (aligned, plain) = (run(true), run(false));
@@ -205,7 +210,7 @@ fn the_previous_multipliers_start_pieces_where_the_active_set_goes_on() {
     // pieces started with multipliers converge in a few iterations each.
     let t_end = std::f64::consts::FRAC_PI_2;
     let run = |warm_start_duals: bool| {
-        let mut o = SimulatorOptions { step: t_end / 29.0, n_steps: 29, warm_start_duals, ..Default::default() };
+        let mut o: SimulatorOptions = SimulatorOptions { step: t_end / 29.0, n_steps: 29, warm_start_duals, ..Default::default() };
         o.fesd.n_s = 3;
         Simulator::new(&models::oscillator().unwrap(), o).unwrap().simulate(&models::oscillator_x0(), &[], &[]).unwrap()
     };
@@ -253,7 +258,7 @@ fn a_switch_exactly_at_a_step_boundary_starts_the_next_piece_in_the_new_region()
     for step in [0.1, 0.0625] {
         for warm_start_duals in [false, true] {
             let n_steps = (3.5f64 / step).round() as usize;
-            let mut o = SimulatorOptions { step, n_steps, warm_start_duals, ..Default::default() };
+            let mut o: SimulatorOptions = SimulatorOptions { step, n_steps, warm_start_duals, ..Default::default() };
             o.fesd.representation = Representation::Step;
             let r = Simulator::new(&readme_quadrants(), o).unwrap().simulate(&[1.0, 2.0], &[], &[]).unwrap();
             assert!(r.completed, "step {step}, duals {warm_start_duals}");

@@ -1,7 +1,8 @@
 //! The 1-D bouncing ball against its analytic impact times and final state.
 
 use fesd_cls::models::{bouncing_ball as ball, G};
-use fesd_cls::{ClsSimulator, ClsSimulatorOptions};
+use fesd_cls::ClsModel;
+use fesd_sim::{Simulator, SimulatorOptions};
 
 /// Impact times of a ball dropped from rest at height q0 with restitution eps.
 fn analytic_impacts(q0: f64, eps: f64, t_end: f64) -> Vec<f64> {
@@ -18,9 +19,9 @@ fn analytic_impacts(q0: f64, eps: f64, t_end: f64) -> Vec<f64> {
 
 #[test]
 fn elastic_ball_impacts_and_final_state() {
-    let opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
-    let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
-    let r = sim.simulate(&[0.8], &[0.0], &[], &[]).unwrap();
+    let opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 20, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&ball(1.0), opts).unwrap();
+    let r = sim.simulate_from(&[0.8], &[0.0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
     let expected = analytic_impacts(0.8, 1.0, 3.0);
     let got = r.impact_times();
@@ -39,8 +40,8 @@ fn simulate(
     step: f64,
     n_steps: usize,
     mode: Option<fesd_discretization::CrossComplementarity>,
-) -> fesd_cls::ClsSimulation {
-    let mut opts = ClsSimulatorOptions { step, n_steps, ..Default::default() };
+) -> fesd_sim::ClsSimulation {
+    let mut opts = SimulatorOptions::<ClsModel> { step, n_steps, ..Default::default() };
     if std::env::var("FINISH").is_ok() {
         for h in &mut opts.homotopies {
             h.active_set_finish = true;
@@ -53,10 +54,10 @@ fn simulate(
         }
     }
     if let Some(m) = mode {
-        opts.cls.cross_complementarity = m;
+        opts.fesd.cross_complementarity = m;
     }
-    let mut sim = ClsSimulator::new(&ball(eps), opts).unwrap();
-    let r = sim.simulate(&[q0], &[0.0], &[], &[]).unwrap();
+    let mut sim = Simulator::<ClsModel>::new(&ball(eps), opts).unwrap();
+    let r = sim.simulate_from(&[q0], &[0.0], &[], &[]).unwrap();
     if std::env::var("DEBUG").is_ok() {
         for s in &r.steps {
             eprintln!("{s:?}");
@@ -114,10 +115,10 @@ fn plastic_ball_comes_to_rest_and_stays() {
 fn time_stepping_without_fesd_misses_the_impact_time() {
     // Standard time stepping: fixed equal elements, no cross complementarity. The
     // impact happens inside an element and the trajectory loses accuracy.
-    let mut opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
-    opts.cls.use_fesd = false;
-    let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
-    let r = sim.simulate(&[0.8], &[0.0], &[], &[]).unwrap();
+    let mut opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 20, ..Default::default() };
+    opts.fesd.use_fesd = false;
+    let mut sim = Simulator::<ClsModel>::new(&ball(1.0), opts).unwrap();
+    let r = sim.simulate_from(&[0.8], &[0.0], &[], &[]).unwrap();
     let q_err = (r.q_final()[0] - 0.538626).abs();
     assert!(q_err > 1e-3, "time stepping should not be exact: q(T) = {}", r.q_final()[0]);
 }
@@ -127,10 +128,10 @@ fn indicator_step_equilibration_keeps_the_exact_impacts() {
     use fesd_discretization::StepEquilibration;
     let expected = analytic_impacts(0.8, 1.0, 3.0);
     for mode in [StepEquilibration::HeuristicDiff, StepEquilibration::L2RelaxedScaled, StepEquilibration::Direct] {
-        let mut opts = ClsSimulatorOptions { step: 0.15, n_steps: 20, ..Default::default() };
-        opts.cls.step_equilibration = mode;
-        let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
-        let r = sim.simulate(&[0.8], &[0.0], &[], &[]).unwrap();
+        let mut opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 20, ..Default::default() };
+        opts.fesd.step_equilibration = mode;
+        let mut sim = Simulator::<ClsModel>::new(&ball(1.0), opts).unwrap();
+        let r = sim.simulate_from(&[0.8], &[0.0], &[], &[]).unwrap();
         assert!(r.failed_steps().is_empty(), "{mode:?}: {:?}", r.failed_steps());
         let got = r.impact_times();
         assert_eq!(got.len(), expected.len(), "{mode:?}: {got:?}");
@@ -148,11 +149,11 @@ fn indicator_step_equilibration_keeps_the_exact_impacts() {
 #[test]
 fn an_impact_sooner_than_the_shortest_element_halves_the_step_before_any_attempt() {
     let (q0, v0) = (0.002, -1.0);
-    let opts = ClsSimulatorOptions { step: 0.15, n_steps: 1, ..Default::default() };
-    let mut sim = ClsSimulator::new(&ball(1.0), opts).unwrap();
-    let r = sim.simulate(&[q0], &[v0], &[], &[]).unwrap();
+    let opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 1, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&ball(1.0), opts).unwrap();
+    let r = sim.simulate_from(&[q0], &[v0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
-    assert!(r.halved.is_empty(), "pieces given up: {:?}", r.halved);
+    assert!(r.steps.iter().all(|s| !s.halved), "pieces given up: {:?}", r.steps);
     assert!(r.steps[0].halvings >= 2, "{:?}", r.steps[0]);
     let speed = (v0 * v0 + 2.0 * G * q0).sqrt();
     let t_impact = (speed + v0) / G;
@@ -176,8 +177,8 @@ fn the_previous_multipliers_start_resting_pieces_sooner() {
     // final state in fewer Ipopt iterations; the pieces after the impact start with
     // the previous multipliers.
     let run = |warm_start_duals: bool| {
-        let opts = ClsSimulatorOptions { step: 0.1, n_steps: 15, warm_start_duals, ..Default::default() };
-        ClsSimulator::new(&ball(0.0), opts).unwrap().simulate(&[1.0], &[0.0], &[], &[]).unwrap()
+        let opts = SimulatorOptions::<ClsModel> { step: 0.1, n_steps: 15, warm_start_duals, ..Default::default() };
+        Simulator::<ClsModel>::new(&ball(0.0), opts).unwrap().simulate_from(&[1.0], &[0.0], &[], &[]).unwrap()
     };
     let (plain, warm) = (run(false), run(true));
     let t_impact = (2.0 / G).sqrt();

@@ -4,7 +4,8 @@
 
 use casadi::SX;
 use fesd_cls::models::{point_in_space, G};
-use fesd_cls::{ClsError, ClsModel, ClsOptions, ClsSimulation, ClsSimulator, ClsSimulatorOptions, Contact, FrictionModel};
+use fesd_cls::{ClsError, ClsModel, ClsOptions, Contact, FrictionModel};
+use fesd_sim::{ClsSimulation, Simulator, SimulatorOptions};
 
 const MU: f64 = 0.5;
 
@@ -19,9 +20,9 @@ fn conic() -> ClsOptions {
 }
 
 fn simulate(force: [f64; 2], v0: [f64; 2], cls: ClsOptions) -> ClsSimulation {
-    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 8, cls, ..Default::default() };
-    let mut sim = ClsSimulator::new(&point_in_space(0.0, MU, force).unwrap(), opts).unwrap();
-    let r = sim.simulate(&[0.0, 0.0, 0.0], &[v0[0], v0[1], 0.0], &[], &[]).unwrap();
+    let opts = SimulatorOptions::<ClsModel> { step: 0.1, n_steps: 8, fesd: cls, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&point_in_space(0.0, MU, force).unwrap(), opts).unwrap();
+    let r = sim.simulate_from(&[0.0, 0.0, 0.0], &[v0[0], v0[1], 0.0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
     r
 }
@@ -129,11 +130,11 @@ fn spatial_contacts_are_validated() {
 
 /// A ball dropped from height 0.5 with horizontal speed `speed` at angle θ onto a
 /// spatial contact (restitution 0.5): its first impact.
-fn first_spatial_impact(mu: f64, speed: f64, theta: f64, cls: ClsOptions) -> fesd_cls::Impact {
+fn first_spatial_impact(mu: f64, speed: f64, theta: f64, cls: ClsOptions) -> fesd_sim::Impact {
     let (c, s) = (theta.to_radians().cos(), theta.to_radians().sin());
-    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 4, cls, ..Default::default() };
-    let mut sim = ClsSimulator::new(&point_in_space(0.5, mu, [0.0, 0.0]).unwrap(), opts).unwrap();
-    let r = sim.simulate(&[0.0, 0.0, 0.5], &[speed * c, speed * s, 0.0], &[], &[]).unwrap();
+    let opts = SimulatorOptions::<ClsModel> { step: 0.1, n_steps: 4, fesd: cls, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&point_in_space(0.5, mu, [0.0, 0.0]).unwrap(), opts).unwrap();
+    let r = sim.simulate_from(&[0.0, 0.0, 0.5], &[speed * c, speed * s, 0.0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
     assert_eq!(r.impacts.len(), 1, "{:?}", r.impacts);
     r.impacts[0].clone()

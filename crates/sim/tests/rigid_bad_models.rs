@@ -1,7 +1,8 @@
 //! Bad rigid-body models and inputs end in typed errors naming the problem.
 
 use casadi::SX;
-use fesd_cls::{ClsError, ClsModel, ClsOptions, ClsSimulator, ClsSimulatorOptions, Contact};
+use fesd_cls::{ClsError, ClsModel, ClsOptions, Contact};
+use fesd_sim::{SimError, Simulator, SimulatorOptions};
 
 fn ball() -> (SX, SX, ClsModel) {
     let q = SX::sym("q", 2);
@@ -61,17 +62,17 @@ fn bad_models_are_typed_errors() {
 fn bad_options_and_inputs_are_typed_errors() {
     let (q, _, m) = ball();
     let m = m.with_contact(Contact::new(q.at(1).unwrap()));
-    let opts = ClsSimulatorOptions { cls: ClsOptions { gamma_h: 1.0, ..Default::default() }, ..Default::default() };
-    assert!(matches!(ClsSimulator::new(&m, opts), Err(ClsError::InvalidOption { name: "gamma_h", .. })));
-    let opts = ClsSimulatorOptions { step: -1.0, ..Default::default() };
-    assert!(matches!(ClsSimulator::new(&m, opts), Err(ClsError::InvalidOption { name: "step", .. })));
+    let opts = SimulatorOptions::<ClsModel> { fesd: ClsOptions { gamma_h: 1.0, ..Default::default() }, ..Default::default() };
+    assert!(matches!(Simulator::<ClsModel>::new(&m, opts), Err(SimError::InvalidOption { name: "gamma_h", .. })));
+    let opts = SimulatorOptions::<ClsModel> { step: -1.0, ..Default::default() };
+    assert!(matches!(Simulator::<ClsModel>::new(&m, opts), Err(SimError::InvalidOption { name: "step", .. })));
     let json = r#"{"step": 0.1, "n_stepz": 3}"#;
-    assert!(serde_json::from_str::<ClsSimulatorOptions>(json).unwrap_err().to_string().contains("n_stepz"));
-    let mut sim = ClsSimulator::new(&m, ClsSimulatorOptions { n_steps: 1, ..Default::default() }).unwrap();
-    assert!(matches!(sim.simulate(&[0.0], &[0.0, 0.0], &[], &[]), Err(ClsError::BadInput { what: "q0", .. })));
-    match sim.simulate(&[0.0, -0.1], &[0.0, 0.0], &[], &[]) {
-        Err(e @ ClsError::BadInput { what: "q0", .. }) => assert!(e.to_string().contains("penetrates contact 0"), "{e}"),
+    assert!(serde_json::from_str::<SimulatorOptions<ClsModel>>(json).unwrap_err().to_string().contains("n_stepz"));
+    let mut sim = Simulator::<ClsModel>::new(&m, SimulatorOptions::<ClsModel> { n_steps: 1, ..Default::default() }).unwrap();
+    assert!(matches!(sim.simulate_from(&[0.0], &[0.0, 0.0], &[], &[]), Err(SimError::BadInput { what: "q0", .. })));
+    match sim.simulate_from(&[0.0, -0.1], &[0.0, 0.0], &[], &[]) {
+        Err(e @ SimError::BadInput { what: "x0", .. }) => assert!(e.to_string().contains("q0 penetrates contact 0"), "{e}"),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(sim.simulate(&[0.0, f64::NAN], &[0.0, 0.0], &[], &[]), Err(ClsError::BadInput { what: "q0", .. })));
+    assert!(matches!(sim.simulate_from(&[0.0, f64::NAN], &[0.0, 0.0], &[], &[]), Err(SimError::BadInput { what: "x0", .. })));
 }

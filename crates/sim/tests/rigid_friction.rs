@@ -1,7 +1,8 @@
 //! Coulomb friction on a planar block against analytic motions.
 
 use fesd_cls::models::{point_on_plane, G};
-use fesd_cls::{ClsModel, ClsSimulation, ClsSimulator, ClsSimulatorOptions};
+use fesd_cls::ClsModel;
+use fesd_sim::{ClsSimulation, Simulator, SimulatorOptions};
 
 const MU: f64 = 0.5;
 
@@ -11,9 +12,9 @@ fn block(force: f64) -> ClsModel {
 }
 
 fn simulate(force: f64, vx0: f64, step: f64, n_steps: usize) -> ClsSimulation {
-    let opts = ClsSimulatorOptions { step, n_steps, ..Default::default() };
-    let mut sim = ClsSimulator::new(&block(force), opts).unwrap();
-    let r = sim.simulate(&[0.0, 0.0], &[vx0, 0.0], &[], &[]).unwrap();
+    let opts = SimulatorOptions::<ClsModel> { step, n_steps, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&block(force), opts).unwrap();
+    let r = sim.simulate_from(&[0.0, 0.0], &[vx0, 0.0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
     r
 }
@@ -68,10 +69,10 @@ fn a_force_above_static_friction_accelerates_at_the_net_force() {
 }
 
 /// The first impact of the planar ball dropped from height 0.5 with horizontal speed vx0.
-fn first_impact(eps: f64, mu: f64, vx0: f64) -> fesd_cls::Impact {
-    let opts = ClsSimulatorOptions { step: 0.1, n_steps: 4, ..Default::default() };
-    let mut sim = ClsSimulator::new(&point_on_plane(eps, mu, 0.0).unwrap(), opts).unwrap();
-    let r = sim.simulate(&[0.0, 0.5], &[vx0, 0.0], &[], &[]).unwrap();
+fn first_impact(eps: f64, mu: f64, vx0: f64) -> fesd_sim::Impact {
+    let opts = SimulatorOptions::<ClsModel> { step: 0.1, n_steps: 4, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&point_on_plane(eps, mu, 0.0).unwrap(), opts).unwrap();
+    let r = sim.simulate_from(&[0.0, 0.5], &[vx0, 0.0], &[], &[]).unwrap();
     assert!(r.failed_steps().is_empty(), "{:?}", r.failed_steps());
     assert_eq!(r.impacts.len(), 1, "{:?}", r.impacts);
     r.impacts[0].clone()
@@ -102,10 +103,10 @@ fn oblique_impacts_follow_the_impulse_friction_law() {
 #[test]
 fn three_boxes_push_matches_the_closed_form() {
     let (u, mu_g) = (5.0, 0.2 * G);
-    let mut opts = ClsSimulatorOptions { step: 0.4, n_steps: 3, ..Default::default() };
-    opts.cls.n_fe = 3;
-    let mut sim = ClsSimulator::new(&fesd_cls::models::three_boxes().unwrap(), opts).unwrap();
-    let r = sim.simulate(&[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6], &[-u], &[]).unwrap();
+    let mut opts = SimulatorOptions::<ClsModel> { step: 0.4, n_steps: 3, ..Default::default() };
+    opts.fesd.n_fe = 3;
+    let mut sim = Simulator::<ClsModel>::new(&fesd_cls::models::three_boxes().unwrap(), opts).unwrap();
+    let r = sim.simulate_from(&[-2.0, 0.5, 0.0, 0.5, 2.0, 0.5], &[0.0; 6], &[-u], &[]).unwrap();
     assert!(r.failed_steps().is_empty());
     let a1 = u - mu_g;
     let t_hit = (2.0 / a1).sqrt();
