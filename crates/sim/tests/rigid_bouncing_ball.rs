@@ -194,3 +194,25 @@ fn the_previous_multipliers_start_resting_pieces_sooner() {
         plain.total_iterations()
     );
 }
+
+/// Rigid bodies step in closed loop on the same engine as switched systems: one step
+/// at a time from `start` gives the open-loop simulation's impacts and states.
+#[test]
+fn closed_loop_steps_repeat_the_open_loop_simulation() {
+    let opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 9, ..Default::default() };
+    let mut sim = Simulator::<ClsModel>::new(&ball(1.0), opts).unwrap();
+    let open = sim.simulate(&[0.8, 0.0], &[], &[]).unwrap();
+    let mut state = sim.start(&[0.8, 0.0], &[], &[]).unwrap();
+    for _ in 0..9 {
+        assert!(sim.step(&mut state, &[], &[]).unwrap());
+    }
+    assert!((state.t - 1.35).abs() < 1e-8, "t = {}", state.t);
+    let closed = state.into_result();
+    assert!(closed.completed);
+    assert_eq!(open.impact_times(), closed.impact_times());
+    assert_eq!(open.q_final(), closed.q_final());
+    // The first impact at √(2 · 0.8 / g), the second one period later.
+    let t = closed.impact_times();
+    assert!((t[0] - (1.6 / G).sqrt()).abs() < 1e-6, "{t:?}");
+    assert!((t[1] - 3.0 * (1.6 / G).sqrt()).abs() < 1e-6, "{t:?}");
+}
