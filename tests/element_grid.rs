@@ -2,7 +2,9 @@
 //! counts, solved as an MPCC, against the exact solution of ẋ ∈ 2 − sign(x).
 
 use casadi::{MX, SX};
-use fesd_discretization::{BlockOrder, ElementBounds, ElementGrid, ElementTerms, FesdOptions, GridInputs, VariableTable};
+use fesd_discretization::{
+    BlockOrder, DiscretizationError, ElementBounds, ElementCounts, ElementGrid, ElementTerms, FesdOptions, GridInputs, VariableTable,
+};
 use fesd_model::{PssModel, Subsystem};
 use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver};
 use fesd_rk::RkFamily;
@@ -18,7 +20,7 @@ fn model() -> PssModel {
 /// end states and step sizes read from the table by name.
 fn solve(order: BlockOrder, lift_element_end: bool) -> (ElementGrid, VariableTable, Vec<f64>) {
     let opts = FesdOptions { rk_family: RkFamily::RadauIIA, n_s: 1, lift_element_end, ..Default::default() };
-    let grid = ElementGrid::new(&model(), &opts, vec![2, 1], &ElementTerms::default()).unwrap();
+    let grid = ElementGrid::new(&model(), &opts, counts(vec![2, 1]), &ElementTerms::default()).unwrap();
     assert_eq!((grid.n_intervals(), grid.n_elements(), grid.element_interval()), (2, 3, vec![0, 0, 1]));
     let mut table = VariableTable::default();
     let inf = f64::INFINITY;
@@ -77,7 +79,7 @@ fn intervals_with_different_element_counts_find_the_exact_switch() {
 
 /// The two block orders lay w out differently (the test above is not the same twice).
 fn table_orders_differ() -> bool {
-    let grid = ElementGrid::new(&model(), &FesdOptions::default(), vec![2, 1], &ElementTerms::default()).unwrap();
+    let grid = ElementGrid::new(&model(), &FesdOptions::default(), counts(vec![2, 1]), &ElementTerms::default()).unwrap();
     let layout = |order| {
         let mut t = VariableTable::default();
         grid.add_blocks(&mut t, &ElementBounds { x_lower: vec![-1e3], x_upper: vec![1e3], at_stages: false, x_guess: vec![0.0] }, order);
@@ -88,7 +90,14 @@ fn table_orders_differ() -> bool {
 
 #[test]
 fn empty_intervals_are_rejected() {
-    let err = ElementGrid::new(&model(), &FesdOptions::default(), vec![2, 0], &ElementTerms::default()).err().unwrap();
+    let err = ElementCounts::new(vec![2, 0]).err().unwrap();
     assert!(err.to_string().contains("n_fe"), "{err}");
-    assert!(ElementGrid::new(&model(), &FesdOptions::default(), vec![], &ElementTerms::default()).is_err());
+    assert!(ElementCounts::new(vec![]).is_err());
+    let opts = FesdOptions { n_fe: 0, ..Default::default() };
+    assert!(opts.scheme().uniform_grid(3).is_err());
+    assert!(matches!(opts.validate(), Err(DiscretizationError::InvalidOption { name: "n_fe", .. })));
+}
+
+fn counts(fe: Vec<usize>) -> ElementCounts {
+    ElementCounts::new(fe).unwrap()
 }

@@ -20,7 +20,7 @@ pub enum ClsError {
     Mpcc(#[from] fesd_mpcc::MpccError),
     /// The discretization layer refused the element (its message).
     #[error(transparent)]
-    Discretization(#[from] fesd_discretization::DiscretizationError),
+    Discretization(fesd_discretization::DiscretizationError),
     /// Invalid number of RK stages.
     #[error(transparent)]
     Stages(#[from] fesd_rk::StageCountError),
@@ -40,6 +40,20 @@ pub enum ClsError {
         /// Why.
         reason: String,
     },
+}
+
+impl From<fesd_discretization::DiscretizationError> for ClsError {
+    /// Options, stage counts and CasADi errors keep their typed variants; the rest is
+    /// wrapped.
+    fn from(e: fesd_discretization::DiscretizationError) -> Self {
+        use fesd_discretization::DiscretizationError as D;
+        match e {
+            D::InvalidOption { name, reason } => ClsError::InvalidOption { name, reason },
+            D::Stages(e) => ClsError::Stages(e),
+            D::Casadi(e) => ClsError::Casadi(e),
+            other => ClsError::Discretization(other),
+        }
+    }
 }
 
 /// Result alias of this crate.

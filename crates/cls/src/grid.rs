@@ -12,8 +12,8 @@ use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use casadi::MX;
 use fesd_discretization::{
-    assemble_chain, Assembly, BlockOrder, ChainInputs, ChainOptions, Dcs, DcsElement, DiscretizationError, ElementBounds, ElementTerms,
-    GridInputs, HorizonGuess, StageTerms, VariableTable,
+    assemble_chain, Assembly, BlockOrder, ChainInputs, ChainOptions, Dcs, DcsElement, DiscretizationError, ElementBounds, ElementCounts,
+    ElementTerms, GridInputs, HorizonGuess, StageTerms, VariableTable,
 };
 use fesd_rk::ButcherTableau;
 
@@ -25,7 +25,7 @@ pub struct ClsGrid {
     first: ElementKernel,
     inner: ElementKernel,
     dcs: DcsElement,
-    fe: Vec<usize>,
+    fe: ElementCounts,
     n_q: usize,
 }
 
@@ -34,12 +34,9 @@ impl ClsGrid {
     /// read: `fe[k]` elements in interval k) and the stage `terms` (functions of
     /// x = (q, v), u, p), for `fe.len()` intervals. The element guess predicts a rest
     /// on the closed contacts (optimal control's neutral guess).
-    pub fn new(model: &ClsModel, opts: &ClsOptions, fe: Vec<usize>, terms: &ElementTerms) -> Result<ClsGrid> {
+    pub fn new(model: &ClsModel, opts: &ClsOptions, fe: ElementCounts, terms: &ElementTerms) -> Result<ClsGrid> {
         model.validate()?;
         let tableau = opts.validate()?;
-        if fe.is_empty() || fe.contains(&0) {
-            return Err(ClsError::InvalidOption { name: "n_fe", reason: "every interval needs at least one finite element".into() });
-        }
         let geo = Geometry::new(model, opts.friction_directions, opts.friction_model)?;
         let stage_terms = StageTerms::new(&model.state()?, &model.u, &model.p, terms)?;
         let first = element_kernel(model, opts, &tableau, &geo, true, true, Some(&stage_terms))?;

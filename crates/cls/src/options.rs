@@ -1,7 +1,7 @@
 //! Options of the FESD-J discretization, validated once.
 
 use crate::error::{ClsError, Result};
-use fesd_discretization::{CrossComplementarity, StepEquilibration, StepEquilibrationHessian};
+use fesd_discretization::{CrossComplementarity, ElementScheme, StepEquilibration, StepEquilibrationHessian};
 use fesd_rk::{ButcherTableau, RkFamily};
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +32,9 @@ pub enum FrictionModel {
     Conic,
 }
 
-/// Options of the FESD-J discretization of one interval `[0, T]`.
+/// Options of the FESD-J discretization of one interval `[0, T]`. The fields from
+/// `rk_family` to `step_equilibration_hessian` are the [`ElementScheme`] switched
+/// systems share: their defaults and ranges are owned there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClsOptions {
@@ -99,17 +101,19 @@ pub struct ClsOptions {
 }
 
 impl Default for ClsOptions {
+    /// The shared fields from [`ElementScheme::default`].
     fn default() -> Self {
+        let s = ElementScheme::default();
         ClsOptions {
-            rk_family: RkFamily::RadauIIA,
-            n_s: 2,
-            n_fe: 2,
-            use_fesd: true,
-            gamma_h: 0.9,
-            cross_complementarity: CrossComplementarity::default(),
-            step_equilibration: StepEquilibration::HeuristicMean,
-            rho_h: 1.0,
-            step_equilibration_hessian: StepEquilibrationHessian::default(),
+            rk_family: s.rk_family,
+            n_s: s.n_s,
+            n_fe: s.n_fe,
+            use_fesd: s.use_fesd,
+            gamma_h: s.gamma_h,
+            cross_complementarity: s.cross_complementarity,
+            step_equilibration: s.step_equilibration,
+            rho_h: s.rho_h,
+            step_equilibration_hessian: s.step_equilibration_hessian,
             eps_c: 1e-3,
             mass_matrix: MassMatrixForm::default(),
             rho_multipliers: 1.0,
@@ -123,21 +127,31 @@ impl Default for ClsOptions {
 }
 
 impl ClsOptions {
-    /// Checks ranges and returns the Butcher tableau.
-    pub fn validate(&self) -> Result<ButcherTableau> {
-        let tableau = ButcherTableau::new(self.rk_family, self.n_s)?;
-        let bad = |name, reason: String| Err(ClsError::InvalidOption { name, reason });
-        if self.n_fe == 0 {
-            return bad("n_fe", "needs at least one finite element".into());
+    /// The fields shared with switched systems.
+    pub fn scheme(&self) -> ElementScheme {
+        ElementScheme {
+            rk_family: self.rk_family,
+            n_s: self.n_s,
+            n_fe: self.n_fe,
+            use_fesd: self.use_fesd,
+            gamma_h: self.gamma_h,
+            cross_complementarity: self.cross_complementarity,
+            step_equilibration: self.step_equilibration,
+            rho_h: self.rho_h,
+            step_equilibration_hessian: self.step_equilibration_hessian,
         }
+    }
+
+    /// Checks ranges (the shared fields by [`ElementScheme::validate`], then what
+    /// FESD-J asks beyond it: γ_h < 1) and returns the Butcher tableau.
+    pub fn validate(&self) -> Result<ButcherTableau> {
+        let tableau = self.scheme().validate()?;
+        let bad = |name, reason: String| Err(ClsError::InvalidOption { name, reason });
         if self.friction_directions < 4 || !self.friction_directions.is_multiple_of(2) {
             return bad("friction_directions", format!("{} must be even and at least 4", self.friction_directions));
         }
-        if !(self.gamma_h.is_finite() && (0.0..1.0).contains(&self.gamma_h)) {
+        if self.gamma_h >= 1.0 {
             return bad("gamma_h", format!("{} must lie in [0, 1) (a zero-length element has no impact guard)", self.gamma_h));
-        }
-        if !(self.rho_h.is_finite() && self.rho_h >= 0.0) {
-            return bad("rho_h", format!("{} must be finite and ≥ 0", self.rho_h));
         }
         if !(self.contact_tol.is_finite() && self.contact_tol > 0.0) {
             return bad("contact_tol", format!("{} must be positive and finite", self.contact_tol));

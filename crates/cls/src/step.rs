@@ -138,7 +138,7 @@ impl ClsStep {
             equilibration_hessian: StepEquilibrationHessian::Exact,
             sum_in_time_units: true,
         };
-        let chain = assemble_chain(&dcs_element(&first, &inner)?, &[n_fe], chain_opts, &table, &w, &inputs)?;
+        let chain = assemble_chain(&dcs_element(&first, &inner)?, &opts.scheme().uniform_grid(1)?, chain_opts, &table, &w, &inputs)?;
         let vec = |m: &MX| m.reshape(m.numel(), 1);
         let r = &chain.equilibration_constraints;
         let g = MX::vertcat(&[&chain.g, r])?;

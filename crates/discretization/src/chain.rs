@@ -15,6 +15,7 @@
 
 use crate::error::{DiscretizationError, Result};
 use crate::options::{StepEquilibration, StepEquilibrationHessian};
+use crate::scheme::ElementCounts;
 use crate::table::VariableTable;
 use casadi::{Function, Parallelization, MX, SX};
 
@@ -253,7 +254,7 @@ impl DcsElement {
 /// `tau` blocks with FESD).
 pub fn assemble_chain(
     dcs: &DcsElement,
-    fe: &[usize],
+    fe: &ElementCounts,
     opts: ChainOptions,
     table: &VariableTable,
     w: &MX,
@@ -261,9 +262,6 @@ pub fn assemble_chain(
 ) -> Result<Chain> {
     dcs.validate()?;
     let (n, e_count) = (fe.len(), fe.iter().sum::<usize>());
-    if n == 0 || fe.contains(&0) {
-        return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "every interval needs at least one finite element".into() });
-    }
     let interval_of = element_intervals(fe);
     for (name, len) in dcs.blocks.iter().map(|(n, l)| (n.as_str(), *l)).chain([("tau", 1)]) {
         let found = table.indices(name).len();

@@ -9,6 +9,7 @@ use crate::chain::{assemble_chain, element_intervals, ChainInputs, ChainOptions,
 use crate::element::{pss_element, ElementSizes, ElementTerms};
 use crate::error::{DiscretizationError, Result};
 use crate::options::{FesdOptions, IrkRepresentation};
+use crate::scheme::ElementCounts;
 use crate::table::VariableTable;
 use casadi::{Function, MX};
 use fesd_model::{PssModel, StageAlgebra, SubsystemLowering};
@@ -124,7 +125,7 @@ pub struct ElementGrid {
     opts: FesdOptions,
     dcs: DcsElement,
     sizes: ElementSizes,
-    fe: Vec<usize>,
+    fe: ElementCounts,
 }
 
 /// Where the `n_x` end state of element `(k, n)` starts in the NLP vector laid out by
@@ -147,10 +148,11 @@ pub fn read_end_state(table: &VariableTable, w: &[f64], element: (usize, usize),
 }
 
 impl ElementGrid {
-    /// The element kernel of `model` with `opts` (validated here) and `terms`, for a
-    /// horizon of `fe.len()` intervals with `fe[k]` elements each.
+    /// The element kernel of `model` with `opts` (validated here; its `n_fe` is not
+    /// read) and `terms`, for a horizon of `fe.len()` intervals with `fe[k]` elements
+    /// each.
     /// The DCS is the one `opts.representation` names.
-    pub fn new(model: &PssModel, opts: &FesdOptions, fe: Vec<usize>, terms: &ElementTerms) -> Result<ElementGrid> {
+    pub fn new(model: &PssModel, opts: &FesdOptions, fe: ElementCounts, terms: &ElementTerms) -> Result<ElementGrid> {
         Self::with_lowering(model, opts, fe, terms, opts.lowering().as_ref())
     }
 
@@ -160,17 +162,11 @@ impl ElementGrid {
     pub fn with_lowering(
         model: &PssModel,
         opts: &FesdOptions,
-        fe: Vec<usize>,
+        fe: ElementCounts,
         terms: &ElementTerms,
         lowering: &dyn SubsystemLowering,
     ) -> Result<ElementGrid> {
         let tableau = opts.validate()?;
-        if fe.is_empty() || fe.contains(&0) {
-            return Err(DiscretizationError::InvalidOption {
-                name: "n_fe",
-                reason: "every interval needs at least one finite element".into(),
-            });
-        }
         let alg = StageAlgebra::with_lowering(model, lowering)?;
         let end_block = !end_is_last_stage(opts, &tableau);
         let (dcs, sizes) = pss_element(model, &alg, &tableau, opts, terms, end_block)?;

@@ -44,6 +44,7 @@ mod error;
 mod grid;
 mod options;
 mod pairs;
+mod scheme;
 mod table;
 
 pub use chain::{assemble_chain, element_intervals, interval_sums, Chain, ChainInputs, ChainOptions, DcsElement};
@@ -53,4 +54,5 @@ pub use error::{DiscretizationError, Result};
 pub use grid::{end_state_offset, read_end_state, Assembly, BlockOrder, ElementBounds, ElementGrid, GridInputs};
 pub use options::{CrossComplementarity, FesdOptions, IrkRepresentation, StepEquilibration, StepEquilibrationHessian};
 pub use pairs::{complementarity_pairs, sliding_exit_pairs};
+pub use scheme::{ElementCounts, ElementScheme};
 pub use table::{Block, VariableTable};

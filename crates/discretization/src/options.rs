@@ -1,6 +1,7 @@
 //! Options of the FESD discretization, validated once.
 
-use crate::error::{DiscretizationError, Result};
+use crate::error::Result;
+use crate::scheme::ElementScheme;
 use fesd_model::Representation;
 use fesd_rk::{ButcherTableau, RkFamily};
 use serde::{Deserialize, Serialize};
@@ -75,6 +76,9 @@ pub enum StepEquilibrationHessian {
 }
 
 /// Options of the FESD discretization of a control interval (a simulation step is one).
+/// The fields from `rk_family` to `step_equilibration_hessian` (without the
+/// representations) are the [`ElementScheme`] rigid bodies share: their defaults and
+/// ranges are owned there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FesdOptions {
@@ -124,20 +128,22 @@ pub struct FesdOptions {
 }
 
 impl Default for FesdOptions {
+    /// The shared fields from [`ElementScheme::default`].
     fn default() -> Self {
+        let s = ElementScheme::default();
         FesdOptions {
-            rk_family: RkFamily::RadauIIA,
-            n_s: 2,
+            rk_family: s.rk_family,
+            n_s: s.n_s,
             irk_representation: IrkRepresentation::default(),
             representation: Representation::default(),
             lift_products: false,
-            n_fe: 2,
-            use_fesd: true,
-            gamma_h: 0.9,
-            cross_complementarity: CrossComplementarity::default(),
-            step_equilibration: StepEquilibration::default(),
-            rho_h: 1.0,
-            step_equilibration_hessian: StepEquilibrationHessian::default(),
+            n_fe: s.n_fe,
+            use_fesd: s.use_fesd,
+            gamma_h: s.gamma_h,
+            cross_complementarity: s.cross_complementarity,
+            step_equilibration: s.step_equilibration,
+            rho_h: s.rho_h,
+            step_equilibration_hessian: s.step_equilibration_hessian,
             sliding_exit_continuity: false,
             lift_element_end: false,
         }
@@ -159,18 +165,24 @@ impl FesdOptions {
         self.representation.lowering(self.lift_products)
     }
 
-    /// Checks ranges and returns the Butcher tableau.
+    /// The fields shared with the other model kind.
+    pub fn scheme(&self) -> ElementScheme {
+        ElementScheme {
+            rk_family: self.rk_family,
+            n_s: self.n_s,
+            n_fe: self.n_fe,
+            use_fesd: self.use_fesd,
+            gamma_h: self.gamma_h,
+            cross_complementarity: self.cross_complementarity,
+            step_equilibration: self.step_equilibration,
+            rho_h: self.rho_h,
+            step_equilibration_hessian: self.step_equilibration_hessian,
+        }
+    }
+
+    /// Checks ranges (the shared fields by [`ElementScheme::validate`]; the others
+    /// take any value) and returns the Butcher tableau.
     pub fn validate(&self) -> Result<ButcherTableau> {
-        let tableau = ButcherTableau::new(self.rk_family, self.n_s).map_err(DiscretizationError::Stages)?;
-        if self.n_fe == 0 {
-            return Err(DiscretizationError::InvalidOption { name: "n_fe", reason: "needs at least one finite element".into() });
-        }
-        if !(self.gamma_h.is_finite() && (0.0..=1.0).contains(&self.gamma_h)) {
-            return Err(DiscretizationError::InvalidOption { name: "gamma_h", reason: format!("{} must lie in [0, 1]", self.gamma_h) });
-        }
-        if !(self.rho_h.is_finite() && self.rho_h >= 0.0) {
-            return Err(DiscretizationError::InvalidOption { name: "rho_h", reason: format!("{} must be finite and ≥ 0", self.rho_h) });
-        }
-        Ok(tableau)
+        self.scheme().validate()
     }
 }

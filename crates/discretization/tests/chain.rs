@@ -4,7 +4,7 @@
 
 use casadi::{Function, MX, SX};
 use fesd_discretization::{
-    assemble_chain, ChainInputs, ChainOptions, DcsElement, StepEquilibration, StepEquilibrationHessian, VariableTable,
+    assemble_chain, ChainInputs, ChainOptions, DcsElement, ElementCounts, StepEquilibration, StepEquilibrationHessian, VariableTable,
 };
 
 /// The integrator element; `c` scales the control.
@@ -68,7 +68,7 @@ fn a_dcs_of_its_own_is_chained_row_by_row() {
         equilibration_hessian: StepEquilibrationHessian::Exact,
         sum_in_time_units: false,
     };
-    let c = assemble_chain(&integrator(), &fe, opts, &table, &w, &inputs).unwrap();
+    let c = assemble_chain(&integrator(), &ElementCounts::new(fe.to_vec()).unwrap(), opts, &table, &w, &inputs).unwrap();
     assert_eq!(c.row_labels[0], "element 0: x = b_in + 2 h u");
     assert_eq!(c.row_labels[4], "element 4: x = b_in + h u");
     assert_eq!(c.row_labels[6], "interval 1: Σ τ = 1");
@@ -146,7 +146,8 @@ fn the_gauss_newton_equilibration_hessian_keeps_value_and_gradient() {
             equilibration_hessian: hessian,
             sum_in_time_units: false,
         };
-        let cost = assemble_chain(&integrator(), &fe, opts, &table, &w, &inputs).unwrap().equilibration_cost;
+        let cost =
+            assemble_chain(&integrator(), &ElementCounts::new(fe.to_vec()).unwrap(), opts, &table, &w, &inputs).unwrap().equilibration_cost;
         let grad = MX::gradient(&cost, &w).unwrap();
         let hess = MX::hessian(&cost, &w).unwrap();
         Function::new("d", &[("w", &w)], &[("f", &cost), ("g", &grad), ("h", &hess)]).unwrap().eval_dense(&[&wv]).unwrap()
@@ -192,9 +193,9 @@ fn a_wrong_kernel_or_table_is_refused_by_name() {
         equilibration_hessian: StepEquilibrationHessian::default(),
         sum_in_time_units: false,
     };
-    let err = assemble_chain(&dcs, &[1], opts, &table, &w, &inputs).expect_err("refused");
+    let err = assemble_chain(&dcs, &ElementCounts::new(vec![1]).unwrap(), opts, &table, &w, &inputs).expect_err("refused");
     assert!(err.to_string().contains("integrator") && err.to_string().contains("constraint rows"), "{err}");
     // A table without the element's block is refused too (not read as zeros).
-    let err = assemble_chain(&integrator(), &[1], opts, &table, &w, &inputs).expect_err("refused");
+    let err = assemble_chain(&integrator(), &ElementCounts::new(vec![1]).unwrap(), opts, &table, &w, &inputs).expect_err("refused");
     assert!(err.to_string().contains("block x has 0 entries"), "{err}");
 }

@@ -7,7 +7,9 @@
 use crate::error::{invalid, Result};
 use casadi::SX;
 use fesd_cls::{ClsGrid, ClsModel, ClsOptions};
-use fesd_discretization::{Dcs, ElementGrid, ElementTerms, FesdOptions, IrkRepresentation, StepEquilibrationHessian, VariableTable};
+use fesd_discretization::{
+    Dcs, ElementCounts, ElementGrid, ElementScheme, ElementTerms, FesdOptions, IrkRepresentation, StepEquilibrationHessian, VariableTable,
+};
 use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::{presets, HomotopyOptions};
 use fesd_sim::{Simulator, SimulatorOptions};
@@ -18,8 +20,8 @@ pub trait ElementOptions: Clone + std::fmt::Debug + PartialEq + serde::Serialize
     fn ocp_default() -> Self;
     /// The optimal-control homotopy of this kind (a preset of `fesd_mpcc::presets`).
     fn ocp_homotopy() -> HomotopyOptions;
-    /// Finite elements per control interval.
-    fn n_fe(&self) -> usize;
+    /// The fields shared by both kinds (`n_fe` among them).
+    fn scheme(&self) -> ElementScheme;
     /// Checks every field (once, here).
     fn validate_element(&self) -> Result<()>;
     /// These options for an NLP expanded into one SX graph: the exact
@@ -39,8 +41,8 @@ impl ElementOptions for FesdOptions {
         presets::optimal_control()
     }
 
-    fn n_fe(&self) -> usize {
-        self.n_fe
+    fn scheme(&self) -> ElementScheme {
+        Self::scheme(self)
     }
 
     fn validate_element(&self) -> Result<()> {
@@ -73,8 +75,8 @@ impl ElementOptions for ClsOptions {
         presets::rigid_body_optimal_control()
     }
 
-    fn n_fe(&self) -> usize {
-        self.n_fe
+    fn scheme(&self) -> ElementScheme {
+        Self::scheme(self)
     }
 
     fn validate_element(&self) -> Result<()> {
@@ -120,7 +122,7 @@ pub trait ModelKind: Clone + std::fmt::Debug + 'static {
     fn horizon(
         &self,
         opts: &Self::Options,
-        fe: Vec<usize>,
+        fe: ElementCounts,
         terms: &ElementTerms,
         lowering: Option<&dyn SubsystemLowering>,
     ) -> Result<Box<dyn Dcs>>;
@@ -176,7 +178,7 @@ impl ModelKind for PssModel {
     fn horizon(
         &self,
         opts: &FesdOptions,
-        fe: Vec<usize>,
+        fe: ElementCounts,
         terms: &ElementTerms,
         lowering: Option<&dyn SubsystemLowering>,
     ) -> Result<Box<dyn Dcs>> {
@@ -316,7 +318,7 @@ impl ModelKind for ClsModel {
     fn horizon(
         &self,
         opts: &ClsOptions,
-        fe: Vec<usize>,
+        fe: ElementCounts,
         terms: &ElementTerms,
         _lowering: Option<&dyn SubsystemLowering>,
     ) -> Result<Box<dyn Dcs>> {

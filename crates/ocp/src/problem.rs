@@ -3,7 +3,7 @@
 use crate::error::{invalid, Result};
 use crate::kind::{ElementOptions, ModelKind};
 use casadi::SX;
-use fesd_discretization::FesdOptions;
+use fesd_discretization::{ElementCounts, FesdOptions};
 use fesd_model::PssModel;
 use fesd_mpcc::{HomotopyOptions, Kernels};
 
@@ -244,13 +244,20 @@ pub struct Ocp<M: ModelKind = PssModel> {
 }
 
 impl<M: ModelKind> Ocp<M> {
-    /// Finite elements of every control interval.
-    pub fn fe_counts(&self) -> Vec<usize> {
+    /// Finite elements of every control interval: `n_fe_per_interval`, or the element
+    /// options' `n_fe` in each of the N intervals; the one place the grids take them
+    /// from.
+    pub fn fe_counts(&self) -> Result<ElementCounts> {
         if self.n_fe_per_interval.is_empty() {
-            vec![self.options.fesd.n_fe(); self.n_intervals]
-        } else {
-            self.n_fe_per_interval.clone()
+            return Ok(self.options.fesd.scheme().uniform_grid(self.n_intervals)?);
         }
+        if self.n_fe_per_interval.len() != self.n_intervals {
+            return invalid(
+                "n_fe_per_interval",
+                format!("{:?}: needs one count ≥ 1 per control interval ({}), or none", self.n_fe_per_interval, self.n_intervals),
+            );
+        }
+        Ok(ElementCounts::new(self.n_fe_per_interval.clone())?)
     }
 
     /// An OCP on `model` with `n_intervals` intervals over a fixed horizon `t_final`,
@@ -349,12 +356,7 @@ impl<M: ModelKind> Ocp<M> {
         check_bounds("u", &self.u_lower, &self.u_upper, n_u)?;
         check_values("u_guess", &self.u_guess, n_u)?;
         check_bounds("x", &self.x_lower, &self.x_upper, n_x)?;
-        if !self.n_fe_per_interval.is_empty() && (self.n_fe_per_interval.len() != self.n_intervals || self.n_fe_per_interval.contains(&0)) {
-            return invalid(
-                "n_fe_per_interval",
-                format!("{:?}: needs one count ≥ 1 per control interval ({}), or none", self.n_fe_per_interval, self.n_intervals),
-            );
-        }
+        self.fe_counts()?;
         if self.options.state_bounds_at_stages && !self.options.fesd.stage_states_are_unknowns() {
             return invalid(
                 "state_bounds_at_stages",

@@ -320,7 +320,8 @@ impl<M: ModelKind> OcpSolver<M> {
         }
         let (ocp, p) = (&self.ocp, self.ocp.parameter_guess());
         let setup = Simulation { options: &ocp.options.fesd, lowering: self.lowering.as_deref(), p: &p };
-        let grid = (&ocp.fe_counts()[..], ocp.horizon.guess() / ocp.n_intervals as f64);
+        let fe = ocp.fe_counts()?;
+        let grid = (&fe[..], ocp.horizon.guess() / ocp.n_intervals as f64);
         let (w, failed) = ocp.model.simulated_guess(&setup, grid, &self.x0_now(), u, (&self.t.table, self.t.table.guess.clone()))?;
         self.solver.set_initial_guess(&w)?;
         Ok(failed)

@@ -92,7 +92,7 @@ fn horizon<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn SubsystemLowering>)
         tracking: ocp.tracking.as_ref().map(|t| (t.expr.clone(), t.weight.clone())),
     };
     let fesd = if ocp.options.expand { ocp.options.fesd.for_expansion() } else { ocp.options.fesd.clone() };
-    ocp.model.horizon(&fesd, ocp.fe_counts(), &terms, lowering)
+    ocp.model.horizon(&fesd, ocp.fe_counts()?, &terms, lowering)
 }
 
 /// The parameter vector's layout and values: the model's p, then x0 when it is fixed,

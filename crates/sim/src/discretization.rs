@@ -114,7 +114,7 @@ impl FesdInterval {
     pub fn with_lowering(model: &PssModel, opts: &FesdOptions, lowering: &dyn SubsystemLowering) -> Result<FesdInterval> {
         // The step is expanded into one SX graph below.
         let opts = &opts.for_expansion();
-        let grid = ElementGrid::with_lowering(model, opts, vec![opts.n_fe], &ElementTerms::default(), lowering)?;
+        let grid = ElementGrid::with_lowering(model, opts, opts.scheme().uniform_grid(1)?, &ElementTerms::default(), lowering)?;
         let s = grid.sizes();
         let (n_x, n_u, n_p) = (s.n_x, model.u.nrow(), model.p.nrow());
         let inf = f64::INFINITY;

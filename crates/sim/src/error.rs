@@ -65,6 +65,8 @@ impl From<fesd_cls::ClsError> for SimError {
             C::BadInput { what, reason } => SimError::BadInput { what, reason },
             C::Casadi(e) => SimError::Casadi(e),
             C::Mpcc(e) => SimError::Mpcc(e),
+            C::Stages(e) => SimError::Stages(e),
+            C::Discretization(e) => SimError::from(e),
             other => SimError::RigidBody(other),
         }
     }
