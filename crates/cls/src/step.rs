@@ -74,6 +74,9 @@ pub struct ClsStep {
     pub mpcc: Mpcc,
     /// Every unknown block named: `tau` (FESD) and `element` of each element.
     pub table: VariableTable,
+    /// The parameter vector's blocks: `q0`, `v0`, `u`, `p`, `len` (T); write it with
+    /// [`VariableTable::fill`].
+    pub parameters: VariableTable,
     /// Where the unknowns are.
     pub layout: ClsLayout,
     /// `outputs(w, params) -> (h, q_boundary, v_boundary, v_post, impulse, force, gap)`:
@@ -88,8 +91,6 @@ pub struct ClsStep {
     pub tableau: ButcherTableau,
     first: ElementKernel,
     inner: ElementKernel,
-    n_u: usize,
-    n_p: usize,
 }
 
 impl ClsStep {
@@ -114,10 +115,10 @@ impl ClsStep {
             table.add("element", Some(0), Some(n), &k.lbw, &k.ubw, &vec![0.0; k.n_w]);
         }
         let w = MX::sym("w", table.len());
-        let params = MX::sym("params", 2 * n_q + n_u + n_p + 1);
-        let part = |from: usize, len: usize| params.slice(from..from + len);
-        let (q0, v0, u, p, t_int) =
-            (part(0, n_q)?, part(n_q, n_q)?, part(2 * n_q, n_u)?, part(2 * n_q + n_u, n_p)?, part(2 * n_q + n_u + n_p, 1)?);
+        let parameters = VariableTable::of_blocks(&[("q0", n_q), ("v0", n_q), ("u", n_u), ("p", n_p), ("len", 1)]);
+        let params = MX::sym("params", parameters.len());
+        let part = |name: &str, len: usize| parameters.gather(&params, name, len, 1);
+        let (q0, v0, u, p, t_int) = (part("q0", n_q)?, part("v0", n_q)?, part("u", n_u)?, part("p", n_p)?, part("len", 1)?);
         // The gaps at q0 are given, clipped at zero: a resting contact may start a hair
         // inside, by the previous interval's constraint tolerance.
         let gap0 = geo.gaps.call(&[&q0, &p])?.remove(0);
@@ -181,7 +182,7 @@ impl ClsStep {
         )?
         .expand()?;
         let layout = layout(&table, &first, &inner, n_fe, tableau.n_s());
-        Ok(ClsStep { mpcc, table, layout, outputs, gaps: geo.gaps, tableau, first, inner, n_u, n_p })
+        Ok(ClsStep { mpcc, table, parameters, layout, outputs, gaps: geo.gaps, tableau, first, inner })
     }
 
     /// The predicted initial guess for the parameters `(q0, v0, u, p, T)`: each
@@ -190,16 +191,16 @@ impl ClsStep {
     /// quantities consistent with it).
     pub fn initial_guess(&self, params: &[f64]) -> Result<Vec<f64>> {
         let l = &self.layout;
-        let n_q = l.n_q;
-        if params.len() != 2 * n_q + self.n_u + self.n_p + 1 {
+        let table = &self.parameters;
+        if params.len() != table.len() {
             return Err(crate::error::ClsError::BadInput {
                 what: "params",
-                reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), 2 * n_q + self.n_u + self.n_p + 1),
+                reason: format!("has {} entries, expected (q0, v0, u, p, T): {}", params.len(), table.len()),
             });
         }
-        let (q0, v0, u, p) =
-            (&params[..n_q], &params[n_q..2 * n_q], &params[2 * n_q..2 * n_q + self.n_u], &params[2 * n_q + self.n_u..params.len() - 1]);
-        let h_nom = params[params.len() - 1] / l.n_fe as f64;
+        let read = |name: &str| table.read(params, name, None, None).unwrap_or_default();
+        let (q0, v0, u, p) = (read("q0"), read("v0"), read("u"), read("p"));
+        let h_nom = read("len").first().copied().unwrap_or_default() / l.n_fe as f64;
         let mut w = self.mpcc.w0.clone();
         let guesses = chained_guesses(&self.first, &self.inner, &self.gaps, q0, v0, &vec![h_nom; l.n_fe], u, p)?;
         for (n, guess) in guesses.iter().enumerate() {

@@ -56,6 +56,27 @@ impl VariableTable {
         offset
     }
 
+    /// A table of named blocks of the given lengths, in this order (bounds ±∞, guesses
+    /// 0): the layout of a parameter vector.
+    pub fn of_blocks(blocks: &[(&str, usize)]) -> VariableTable {
+        let mut table = VariableTable::default();
+        for &(name, len) in blocks {
+            table.add(name, None, None, &vec![f64::NEG_INFINITY; len], &vec![f64::INFINITY; len], &vec![0.0; len]);
+        }
+        table
+    }
+
+    /// A vector laid out by this table with each named block (no interval, no element)
+    /// set to its values, the rest zero; `None` if a block is missing or its length
+    /// differs.
+    pub fn fill(&self, values: &[(&str, &[f64])]) -> Option<Vec<f64>> {
+        let mut v = vec![0.0; self.len()];
+        for (name, vals) in values {
+            self.write(&mut v, name, None, None, vals)?;
+        }
+        Some(v)
+    }
+
     /// The block `name` of interval `k` and element `n` (either may be `None`).
     pub fn block(&self, name: &str, interval: Option<usize>, element: Option<usize>) -> Option<&Block> {
         self.blocks.iter().find(|b| b.name == name && b.interval == interval && b.element == element)

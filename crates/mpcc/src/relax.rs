@@ -37,6 +37,13 @@ pub(crate) struct NlpBounds {
 }
 
 impl RelaxedLayout {
+    /// The relaxed NLP's parameter vector `(p, σ)`: the MPCC's parameters, then the
+    /// homotopy parameter; the one place that lays it out (the kernels are built from
+    /// `vertcat(p, sigma)` below).
+    pub fn parameters(p: &[f64], sigma: f64) -> Vec<f64> {
+        p.iter().copied().chain([sigma]).collect()
+    }
+
     /// Variable bounds of `x = (w, s)`: w's, raised to 0 where w_j is a side of a pair.
     fn variable_bounds(&self, data: &MpccData) -> (Vec<f64>, Vec<f64>) {
         let mut x_l: Vec<f64> = data.lbw.iter().copied().chain(std::iter::repeat_n(0.0, self.n_slack)).collect();

@@ -99,6 +99,9 @@ pub struct FesdInterval {
     pub dual_at_state: Function,
     /// The tableau used.
     pub tableau: ButcherTableau,
+    /// The parameter vector's blocks: `x0`, `u`, `p`, `len` (T), `lambda0` (the
+    /// boundary duals at x0); write it with [`VariableTable::fill`].
+    pub parameters: VariableTable,
     /// Form of the RK equations (what the stage unknowns are).
     pub irk_representation: IrkRepresentation,
 }
@@ -122,14 +125,11 @@ impl FesdInterval {
         let bounds = ElementBounds { x_lower: vec![-inf; n_x], x_upper: vec![inf; n_x], at_stages: false, x_guess: vec![0.0; n_x] };
         grid.add_blocks(&mut table, &bounds, BlockOrder::ByElement);
         let w = MX::sym("w", table.len());
-        let params = MX::sym("params", n_x + n_u + n_p + 1 + s.n_comp);
-        let mut at = 0;
-        let mut next = |len: usize| -> casadi::Result<MX> {
-            at += len;
-            params.slice(at - len..at)
-        };
-        let (x0, u, p, t) = (next(n_x)?, next(n_u)?, next(n_p)?, next(1)?);
-        let lambda0 = next(s.n_comp)?;
+        let parameters = VariableTable::of_blocks(&[("x0", n_x), ("u", n_u), ("p", n_p), ("len", 1), ("lambda0", s.n_comp)]);
+        let params = MX::sym("params", parameters.len());
+        let part = |name: &str, len: usize| parameters.gather(&params, name, len, 1);
+        let (x0, u, p, t) = (part("x0", n_x)?, part("u", n_u)?, part("p", n_p)?, part("len", 1)?);
+        let lambda0 = part("lambda0", s.n_comp)?;
         let inputs = GridInputs { x0: x0.clone(), u, p, t_final: t.clone(), t_grid: t, lambda0: Some(lambda0), y_ref: MX::zeros(0, 1) };
         let a = grid.assemble(&table, &w, &inputs)?;
         let g = MX::vertcat(&[&a.g, &a.equilibration_constraints])?;
@@ -176,6 +176,7 @@ impl FesdInterval {
             dual_at_state: grid.dual_at_state("fesd_dual_at_state")?,
             tableau: grid.tableau().clone(),
             irk_representation: opts.irk_representation,
+            parameters,
         })
     }
 

@@ -121,9 +121,11 @@ pub struct RigidPiece {
     impulse: Vec<f64>,
 }
 
-/// The parameters `(q0, v0, u, p, T)` of a piece from the state x = (q, v).
-fn piece_parameters(x: &[f64], io: Io, len: f64) -> Vec<f64> {
-    x.iter().chain(io.u).chain(io.p).copied().chain([len]).collect()
+/// The parameters `(q0, v0, u, p, T)` of a piece from the state x = (q, v), by name.
+fn piece_parameters(step: &ClsStep, x: &[f64], io: Io, len: f64) -> Result<Vec<f64>> {
+    let (q, v) = x.split_at(step.layout.n_q);
+    let named = [("q0", q), ("v0", v), ("u", io.u), ("p", io.p), ("len", &[len][..])];
+    step.parameters.fill(&named).ok_or(SimError::BadInput { what: "x0", reason: "does not fit the step's parameters".into() })
 }
 
 impl SimulationKind for ClsModel {
@@ -233,7 +235,7 @@ impl SimulationKind for ClsModel {
         _look: &LookAhead,
         io: Io,
     ) -> Result<Prepared> {
-        let params = piece_parameters(&state.x, io, piece.len);
+        let params = piece_parameters(step, &state.x, io, piece.len)?;
         let warm = if state.solution().is_empty() { step.initial_guess(&params)? } else { state.solution().to_vec() };
         Ok(Prepared { params, warm, fresh_first: false })
     }

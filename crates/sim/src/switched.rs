@@ -376,7 +376,11 @@ impl SimulationKind for PssModel {
         let at_start = look.predicted_switch.is_some_and(|ts| ts < SWITCH_AT_START * len);
         let carry = &state.carry;
         let lambda0: Vec<f64> = if at_start { vec![0.0; carry.lambda0.len()] } else { carry.lambda0.clone() };
-        let params: Vec<f64> = state.x.iter().chain(io.u).chain(io.p).chain([&len]).chain(&lambda0).copied().collect();
+        let named = [("x0", &state.x[..]), ("u", io.u), ("p", io.p), ("len", &[len][..]), ("lambda0", &lambda0)];
+        let params = step
+            .parameters
+            .fill(&named)
+            .ok_or(SimError::BadInput { what: "lambda0", reason: "the carried boundary duals do not fit the step's parameters".into() })?;
         let warm = if d.warm_start_active_set {
             let mut g = step.active_set_guess(&step.initial_guess(&state.x), state.solution());
             if let Some(slope) = d.extrapolate_states.then(|| state.result.last_slope()).flatten() {

@@ -4,6 +4,7 @@
 use super::{MpccSolver, Resume};
 use crate::ipopt_setup::max_abs;
 use crate::options::{next_sigma, steps_from_to, HomotopyOptions, Steering};
+use crate::relax::RelaxedLayout;
 use crate::result::{HomotopyStep, MpccResult, MpccStatus, Timing};
 use ipopt::{ApplicationReturnStatus, OptionValue, Solution, StartPoint};
 use std::time::{Duration, Instant};
@@ -118,7 +119,7 @@ impl MpccSolver {
             run.x = sol.x.clone();
             run.warm_first = Some(sol);
         }
-        run.params = self.p0.iter().copied().chain([run.sigma]).collect();
+        run.params = RelaxedLayout::parameters(&self.p0, run.sigma);
         run
     }
 
@@ -126,7 +127,7 @@ impl MpccSolver {
     /// the homotopy (with a message; a failed status if Ipopt could not start).
     fn attempt(&mut self, run: &mut Run) -> Option<Attempt> {
         self.adopt_finished_kernels();
-        *run.params.last_mut().expect("sigma is the last parameter") = run.sigma;
+        run.params = RelaxedLayout::parameters(&self.p0, run.sigma);
         if let Err(e) = self.compiled.set_parameters(&run.params) {
             run.messages.push(format!("internal error setting parameters: {e}"));
             return None;
