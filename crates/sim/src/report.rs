@@ -182,3 +182,52 @@ pub trait Record {
     /// Marks the simulation as not completed (a piece failed or the state diverged).
     fn set_incomplete(&mut self);
 }
+
+/// Implements [`Record`] for a kind's record with the fields `steps`, `completed` and
+/// `timing`, and gives it the queries on its reports (the same for every kind).
+macro_rules! record_with_reports {
+    ($record:ty) => {
+        impl $crate::report::Record for $record {
+            fn steps(&self) -> &[$crate::report::StepReport] {
+                &self.steps
+            }
+
+            fn steps_mut(&mut self) -> &mut Vec<$crate::report::StepReport> {
+                &mut self.steps
+            }
+
+            fn timing_mut(&mut self) -> &mut $crate::report::SimulationTiming {
+                &mut self.timing
+            }
+
+            fn set_incomplete(&mut self) {
+                self.completed = false;
+            }
+        }
+
+        impl $record {
+            /// Pieces whose failure stands: their MPCC did not converge and they were not
+            /// retried as halves (their last iterate was kept).
+            pub fn failed_steps(&self) -> Vec<&$crate::report::StepReport> {
+                self.steps.iter().filter(|s| !s.status.is_converged() && !s.halved).collect()
+            }
+
+            /// Ipopt iterations of every piece, halved ones included.
+            pub fn total_iterations(&self) -> usize {
+                self.steps.iter().map(|s| s.iterations).sum()
+            }
+
+            /// Ipopt iterations spent in attempts that failed (pieces that were then
+            /// halved, or solved by a later tier or start).
+            pub fn wasted_iterations(&self) -> usize {
+                self.steps.iter().map(|s| s.wasted_iterations()).sum()
+            }
+
+            /// Ipopt iterations of the pieces given up and halved.
+            pub fn halved_iterations(&self) -> usize {
+                self.steps.iter().filter(|s| s.halved).map(|s| s.iterations).sum()
+            }
+        }
+    };
+}
+pub(crate) use record_with_reports;

@@ -6,7 +6,7 @@
 use crate::engine::{Dims, Io, LookAhead, Piece, Prepared, SimState, SimulationKind, Split, Start};
 use crate::error::{Result, SimError};
 use crate::options::SimulatorOptions;
-use crate::report::{OnStepFailure, Record, SimulationTiming, StepReport};
+use crate::report::{record_with_reports, OnStepFailure, SimulationTiming, StepReport};
 use fesd_cls::{ClsModel, ClsOptions, ClsStep};
 use fesd_mpcc::{presets, Mpcc};
 use serde::{Deserialize, Serialize};
@@ -76,41 +76,9 @@ impl ClsSimulation {
     pub fn impact_times(&self) -> Vec<f64> {
         self.impacts.iter().map(|i| i.time).collect()
     }
-
-    /// Ipopt iterations of every piece, halved ones included.
-    pub fn total_iterations(&self) -> usize {
-        self.steps.iter().map(|s| s.iterations).sum()
-    }
-
-    /// Ipopt iterations of the pieces given up and halved.
-    pub fn halved_iterations(&self) -> usize {
-        self.steps.iter().filter(|s| s.halved).map(|s| s.iterations).sum()
-    }
-
-    /// Pieces whose failure stands: their MPCC did not converge and they were not
-    /// retried as halves (their last iterate was kept).
-    pub fn failed_steps(&self) -> Vec<&StepReport> {
-        self.steps.iter().filter(|s| !s.status.is_converged() && !s.halved).collect()
-    }
 }
 
-impl Record for ClsSimulation {
-    fn steps(&self) -> &[StepReport] {
-        &self.steps
-    }
-
-    fn steps_mut(&mut self) -> &mut Vec<StepReport> {
-        &mut self.steps
-    }
-
-    fn timing_mut(&mut self) -> &mut SimulationTiming {
-        &mut self.timing
-    }
-
-    fn set_incomplete(&mut self) {
-        self.completed = false;
-    }
-}
+record_with_reports!(ClsSimulation);
 
 /// Numbers read from one solved piece.
 pub struct RigidPiece {

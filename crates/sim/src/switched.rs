@@ -6,7 +6,7 @@ use crate::discretization::FesdInterval;
 use crate::engine::{Dims, Io, LookAhead, Piece, Prepared, SimState, SimulationKind, Simulator, Split, Start};
 use crate::error::{Result, SimError};
 use crate::options::SimulatorOptions;
-use crate::report::{Record, SimulationTiming, StepReport};
+use crate::report::{record_with_reports, SimulationTiming, StepReport};
 use fesd_discretization::FesdOptions;
 use fesd_model::{PssModel, SubsystemLowering};
 use fesd_mpcc::{presets, Mpcc};
@@ -141,23 +141,6 @@ pub struct SimulationResult {
 }
 
 impl SimulationResult {
-    /// Pieces whose failure stands: their MPCC did not converge and they were not
-    /// retried as halves.
-    pub fn failed_steps(&self) -> Vec<&StepReport> {
-        self.steps.iter().filter(|s| !s.status.is_converged() && !s.halved).collect()
-    }
-
-    /// Total Ipopt iterations.
-    pub fn total_iterations(&self) -> usize {
-        self.steps.iter().map(|s| s.iterations).sum()
-    }
-
-    /// Ipopt iterations spent in attempts that failed (pieces that were then halved,
-    /// or solved by a later tier).
-    pub fn wasted_iterations(&self) -> usize {
-        self.steps.iter().map(|s| s.wasted_iterations()).sum()
-    }
-
     /// The regions (θ indices, every subsystem's stacked) active in each element: θ
     /// above `tol` at some stage. The same in the Stewart and Step representations.
     pub fn active_regions(&self, tol: f64) -> Vec<Vec<usize>> {
@@ -187,23 +170,7 @@ impl SimulationResult {
     }
 }
 
-impl Record for SimulationResult {
-    fn steps(&self) -> &[StepReport] {
-        &self.steps
-    }
-
-    fn steps_mut(&mut self) -> &mut Vec<StepReport> {
-        &mut self.steps
-    }
-
-    fn timing_mut(&mut self) -> &mut SimulationTiming {
-        &mut self.timing
-    }
-
-    fn set_incomplete(&mut self) {
-        self.completed = false;
-    }
-}
+record_with_reports!(SimulationResult);
 
 /// A solved piece's outputs (see [`FesdInterval::outputs`]), one entry per finite
 /// element where per element.
