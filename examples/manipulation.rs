@@ -141,8 +141,8 @@ fn apply_args(ocp: &mut Ocp<ClsModel>, args: &[(String, String)], guess: &mut bo
             "kappa" => ocp.options.homotopy.kappa = num()?,
             "n_fe" => ocp.options.fesd.n_fe = num()? as usize,
             "n_intervals" => ocp.n_intervals = num()? as usize,
-            "steering" => ocp.options.homotopy.steering = val.parse()?,
-            "relaxation" => ocp.options.homotopy.relaxation = val.parse()?,
+            "steering" => ocp.options.formulation.steering = val.parse()?,
+            "relaxation" => ocp.options.formulation.relaxation = val.parse()?,
             "cross" => {
                 ocp.options.fesd.cross_complementarity =
                     *fesd::sim::CrossComplementarity::ALL.get(num()? as usize).ok_or("cross: 0 to 3")?

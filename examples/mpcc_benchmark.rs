@@ -17,7 +17,7 @@
 use clap::Parser;
 use fesd::codegen::OptLevel;
 use fesd::ipopt::OptionValue;
-use fesd::mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccSolver};
+use fesd::mpcc::{CompileOptions, Formulation, HomotopyOptions, Kernels, MpccSolver};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -100,9 +100,6 @@ fn options(args: &Args) -> Result<HomotopyOptions, String> {
     if let Some(k) = args.kappa {
         o.kappa = k;
     }
-    if let Some(f) = args.finish {
-        o.active_set_finish = f;
-    }
     if let Some(h) = args.handover {
         o.finish_handover = h;
     }
@@ -157,7 +154,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in &files {
         let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let t = Instant::now();
-        let outcome = MpccSolver::from_file(path, opts.clone(), &compile, args.kernels).map(|mut s| s.solve()).map_err(|e| e.to_string());
+        let formulation = Formulation { active_set_finish: args.finish.unwrap_or(true), ..Formulation::default() };
+        let outcome = MpccSolver::from_file(path, formulation, opts.clone(), &compile, args.kernels)
+            .map(|mut s| s.solve())
+            .map_err(|e| e.to_string());
         let time = t.elapsed().as_secs_f64();
         let (ok, f, its, cert) = match &outcome {
             Ok(r) => (

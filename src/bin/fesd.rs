@@ -8,7 +8,7 @@
 use clap::{Parser, Subcommand};
 use fesd::codegen::OptLevel;
 use fesd::ipopt::OptionValue;
-use fesd::mpcc::{CompileOptions, HomotopyOptions, Kernels, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
+use fesd::mpcc::{CompileOptions, Formulation, HomotopyOptions, Kernels, LowerBounds, MpccResult, MpccSolver, Relaxation, Steering};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -189,20 +189,22 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
         comp_tol: args.comp_tol,
         sigma_n: args.sigma_n,
         n_homotopy: args.n_homotopy,
-        relaxation: args.relaxation,
-        steering: args.steering,
-        lower_bounds: if args.lower_bounds_as_constraints { LowerBounds::Constraints } else { LowerBounds::Bounds },
         warm_start_duals: args.warm_start_duals,
         max_recoveries: args.max_recoveries,
         stagnation_window: args.stagnation_window,
         verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
-        active_set_finish: !args.no_active_set_finish,
         phase_one_radius: args.phase_one_radius,
         ..HomotopyOptions::default()
     };
     let compile = CompileOptions { opt_level: OptLevel::from_number(args.opt_level), ..CompileOptions::default() };
-    let mut solver = MpccSolver::from_file(&args.file, opts, &compile, args.kernels)?;
+    let formulation = Formulation {
+        relaxation: args.relaxation,
+        steering: args.steering,
+        lower_bounds: if args.lower_bounds_as_constraints { LowerBounds::Constraints } else { LowerBounds::Bounds },
+        active_set_finish: !args.no_active_set_finish,
+    };
+    let mut solver = MpccSolver::from_file(&args.file, formulation, opts, &compile, args.kernels)?;
     if let Some(p0) = &args.p0 {
         solver.set_parameters(p0)?;
     }

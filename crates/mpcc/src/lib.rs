@@ -147,7 +147,7 @@ pub use error::{MpccError, Result};
 /// Compiler settings and build timings of the kernels, as the solvers take and report them.
 pub use fesd_codegen::CompileOptions;
 pub use fesd_nlp::BuildReport;
-pub use options::{HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
+pub use options::{Formulation, HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 pub use problem::Mpcc;
 pub use result::{DualStart, FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;

@@ -31,7 +31,7 @@ pub fn from_str(text: &str) -> Result<Mpcc> {
     let big_g = fun("G_fun")?;
     let big_h = fun("H_fun")?;
     let MpccData { lbw, ubw, lbg, ubg, w0, p0 } = data(obj)?;
-    let mpcc = Mpcc { lbw, ubw, lbg, ubg, w0, p0, w, p, f, g, big_g, big_h };
+    let mpcc = Mpcc { lbw, ubw, lbg, ubg, w0, p0, w, p, f, g, big_g, big_h, formulation: Default::default() };
     mpcc.validate()?;
     Ok(mpcc)
 }

@@ -174,11 +174,54 @@ pub(crate) fn steps_from_to(from: f64, to: f64, kappa: f64, exponent: f64) -> us
     steps
 }
 
-/// Options of the relaxation homotopy. Defaults: Scholtes relaxation in ℓ∞ elastic
-/// mode (one slack s with `G_i H_i ≤ s`, `s/σ` added to the cost), σ_0 = 100,
-/// κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol), then the active-set
-/// finish. nosnoc's classic homotopy (direct steering `G_i H_i ≤ σ` from σ_0 = 1) is
-/// [`crate::presets::scholtes_direct`]. Elastic steering from σ_0 = 100 solves the
+/// What an MPCC solver compiles into its kernels: the relaxed NLP's form and whether
+/// the active-set finish's NLP is built. It belongs to the problem
+/// ([`Mpcc::formulation`](crate::Mpcc::formulation)) and is fixed when the solver is
+/// built; the run-time schedule ([`HomotopyOptions`]) cannot change it. Defaults: Scholtes
+/// relaxation, ℓ∞ elastic steering, G, H ≥ 0 as bounds where they are variables, the
+/// finish on.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Formulation {
+    /// Relaxation of the complementarity constraints.
+    pub relaxation: Relaxation,
+    /// Steering strategy (default `ElasticInf`).
+    pub steering: Steering,
+    /// How G, H ≥ 0 are imposed.
+    pub lower_bounds: LowerBounds,
+    /// After the homotopy, fix the identified active set, solve that NLP (exact
+    /// complementarity) and certify the point with an LPEC (see
+    /// [`FinishReport`](crate::FinishReport)); its settings are the `finish_*`, `lpec_*`
+    /// and `phase_one_radius` fields of [`HomotopyOptions`].
+    pub active_set_finish: bool,
+}
+
+impl Default for Formulation {
+    fn default() -> Self {
+        Formulation {
+            relaxation: Relaxation::default(),
+            steering: Steering::default(),
+            lower_bounds: LowerBounds::default(),
+            active_set_finish: true,
+        }
+    }
+}
+
+impl Formulation {
+    /// nosnoc's classic form: Scholtes relaxation steered directly, `G_i H_i ≤ σ`, with
+    /// the active-set finish (optimal control's; the schedule is
+    /// [`presets::scholtes_direct`](crate::presets::scholtes_direct)).
+    pub fn direct() -> Formulation {
+        Formulation { steering: Steering::Direct, ..Formulation::default() }
+    }
+}
+
+/// The run-time schedule of the relaxation homotopy (the compiled-in form is the
+/// problem's [`Formulation`]). Defaults, for the default formulation (Scholtes
+/// relaxation in ℓ∞ elastic mode: one slack s with `G_i H_i ≤ s`, `s/σ` added to the
+/// cost): σ_0 = 100, κ = 0.1, comp_tol = 1e-9, σ_N = min(1e-10, 0.1 comp_tol), then the
+/// active-set finish. nosnoc's classic homotopy (direct steering `G_i H_i ≤ σ` from
+/// σ_0 = 1) is [`crate::presets::scholtes_direct`] with [`Formulation::direct`]. Elastic steering from σ_0 = 100 solves the
 /// NOSBENCH development set in about two thirds of direct steering's Ipopt iterations:
 /// the penalty is exact once 1/σ exceeds the complementarity multipliers, so the
 /// homotopy stops after few NLPs. Evidence: `docs/evidence/mpcc.md`, "Elastic steering from σ_0 = 100".
@@ -204,12 +247,6 @@ pub struct HomotopyOptions {
     /// Number of homotopy NLPs; default derived: the steps from σ_0 down to σ_N (extended
     /// after a recovery makes κ gentler, so that σ_N is still reached).
     pub n_homotopy: Option<usize>,
-    /// Relaxation of the complementarity constraints.
-    pub relaxation: Relaxation,
-    /// Steering strategy (default `ElasticInf`).
-    pub steering: Steering,
-    /// How G, H ≥ 0 are imposed.
-    pub lower_bounds: LowerBounds,
     /// Warm-start the dual variables of each NLP too (primal always) (default false).
     pub warm_start_duals: bool,
     /// Ipopt's `tol` for the NLP at σ is `min(1e-8, 0.1 σ)` unless `tol` is among the
@@ -254,9 +291,6 @@ pub struct HomotopyOptions {
     /// iterations or not at all, uses 4 (`fesd_sim::SimulatorOptions::warm_start_duals`).
     /// Evidence: `docs/evidence/mpcc.md`, "stall_iterations".
     pub stall_warmup: usize,
-    /// After the homotopy, fix the identified active set, solve that NLP (exact
-    /// complementarity) and certify the point with an LPEC (see [`FinishReport`](crate::FinishReport)).
-    pub active_set_finish: bool,
     /// The homotopy hands over to the active-set finish once `max_i |G_i H_i|` is at most
     /// this (default 1e-7); a value ≤ comp_tol runs the homotopy to the end first.
     /// Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
@@ -343,9 +377,6 @@ impl Default for HomotopyOptions {
             comp_tol: 1e-9,
             sigma_n: None,
             n_homotopy: None,
-            relaxation: Relaxation::default(),
-            steering: Steering::default(),
-            lower_bounds: LowerBounds::default(),
             warm_start_duals: false,
             tol_follows_sigma: true,
             acceptable_tol_factor: 1e-2,
@@ -355,7 +386,6 @@ impl Default for HomotopyOptions {
             stall_iterations: 0,
             stall_step: 0.05,
             stall_warmup: 10,
-            active_set_finish: true,
             finish_handover: 1e-7,
             finish_resumes: 0,
             active_set_tol: 1e-6,
@@ -389,7 +419,7 @@ impl HomotopyOptions {
     }
 
     /// These options with the fields in `fields` (by their JSON names, e.g.
-    /// `"kappa": 0.2`, `"steering": "Direct"`) replaced: options set by name, as a
+    /// `"kappa": 0.2`, `"sigma_n": 1e-12`) replaced: options set by name, as a
     /// command line or a configuration file gives them. Unknown names and values of
     /// the wrong type are errors naming them (not checked against ranges: see
     /// [`HomotopyOptions::validate`]).

@@ -11,7 +11,8 @@
 
 use crate::error::{MpccError, Result};
 use crate::nosbench;
-use crate::options::{HomotopyOptions, Kernels};
+use crate::options::{Formulation, HomotopyOptions, Kernels};
+use crate::problem::Mpcc;
 use crate::relax::RelaxedLayout;
 use crate::solver::{compile_beside, module_dims, MpccSolver, MODULE};
 use fesd_codegen::CompileOptions;
@@ -57,38 +58,44 @@ impl Phases {
     }
 }
 
-/// The record's key: the format, this crate's version, the options the kernels depend
-/// on, and the file's bytes (hashed by the cache).
-fn key(text: &str, opts: &HomotopyOptions) -> String {
+/// The record's key: the format, this crate's version, the formulation the kernels
+/// are built for, and the file's bytes (hashed by the cache).
+fn key(text: &str, form: &Formulation) -> String {
     format!(
         "{FORMAT} {}\nrelaxation {:?} steering {:?} lower_bounds {:?} active_set_finish {}\n{text}",
         env!("CARGO_PKG_VERSION"),
-        opts.relaxation,
-        opts.steering,
-        opts.lower_bounds,
-        opts.active_set_finish
+        form.relaxation,
+        form.steering,
+        form.lower_bounds,
+        form.active_set_finish
     )
 }
 
 impl MpccSolver {
-    /// Reads a NOSBENCH MPCC file and builds its solver (as [`nosbench::read_file`]
-    /// then [`MpccSolver::with_compile_options`], its kernels obtained as `kernels`
-    /// says), remembering in the kernel cache what was derived from the file's
+    /// Reads a NOSBENCH MPCC file and builds its solver for `formulation` (as
+    /// [`nosbench::read_file`] then [`MpccSolver::with_compile_options`], its kernels
+    /// obtained as `kernels` says), remembering in the kernel cache what was derived from the file's
     /// expressions once its module is compiled: the next `from_file` of the same bytes
     /// with the same relaxation, steering, lower-bound handling and finish skips
     /// deserializing and differentiating them (see [`MpccSolver::prepared_from_cache`]).
-    pub fn from_file(path: &Path, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<Self> {
+    pub fn from_file(
+        path: &Path,
+        formulation: Formulation,
+        opts: HomotopyOptions,
+        compile: &CompileOptions,
+        kernels: Kernels,
+    ) -> Result<Self> {
         let started = Instant::now();
         let mut phases = Phases(Vec::new(), started);
         opts.validate()?;
         let text = std::fs::read_to_string(path).map_err(|err| MpccError::Io { path: path.to_path_buf(), err })?;
-        let key = key(&text, &opts);
+        let key = key(&text, &formulation);
         phases.end("read the file");
-        if let Some(mut solver) = Self::from_record(&text, &key, &opts, compile, started, &mut phases) {
+        if let Some(mut solver) = Self::from_record(&text, &key, (formulation, &opts), compile, started, &mut phases) {
             solver.set_start_up(phases.0);
             return Ok(solver);
         }
-        let mpcc = nosbench::from_str(&text)?;
+        let mpcc = Mpcc { formulation, ..nosbench::from_str(&text)? };
         phases.end("deserialize and check the expressions");
         let (mut solver, pending) = Self::build(&mpcc, opts, compile, kernels)?;
         phases.end(if pending.is_some() { "derive, generate C, set up Ipopt" } else { "derive, compile or load kernels, set up Ipopt" });
@@ -114,7 +121,7 @@ impl MpccSolver {
     fn from_record(
         text: &str,
         key: &str,
-        opts: &HomotopyOptions,
+        (formulation, opts): (Formulation, &HomotopyOptions),
         compile: &CompileOptions,
         started: Instant,
         phases: &mut Phases,
@@ -128,7 +135,7 @@ impl MpccSolver {
         let consistent = layout.pair_variables.len() == n_c
             && data.p0.len() == record.n_p
             && layout.nonnegative.iter().all(|&j| j < n_w)
-            && record.branch == (opts.active_set_finish && n_c > 0);
+            && record.branch == (formulation.active_set_finish && n_c > 0);
         if !consistent {
             return None;
         }
@@ -136,7 +143,7 @@ impl MpccSolver {
         let mut built = CompiledNlp::load_group(&record.library, MODULE, &dims, &[format!("{MODULE}_report")]).ok()??;
         phases.end("load the kernels");
         let compiled = built.remove(0);
-        let mut solver = Self::assemble(compiled, built.pop(), layout, data, opts.clone(), started).ok()?;
+        let mut solver = Self::assemble(compiled, built.pop(), layout, data, (formulation, opts.clone()), started).ok()?;
         phases.end("set up Ipopt");
         solver.mark_prepared();
         Some(solver)

@@ -3,18 +3,28 @@
 //! measurements behind each are cited at its function; a front end's default points
 //! here instead of writing its own.
 //!
+//! Each schedule is meant for a [`Formulation`] (compiled into the kernels, fixed when
+//! the solver is built): [`Formulation::direct`] for nosnoc's classic homotopy and
+//! optimal control, [`simulation_formulation`] for the simulators' tiers, the default
+//! (ℓ∞ elastic steering) for [`HomotopyOptions::default`].
+//!
 //! The simulators' tiers keep Ipopt's `warm_start_init_point no` and a σ-independent
 //! `tol` (not the MPCC defaults), and their active-set finish is off: a simulation step
 //! is certified by its own accuracy checks, and the finish would compile a second NLP
 //! per model. Evidence: `docs/evidence/sim.md`, "The tiers".
 
-use crate::options::{HomotopyOptions, Steering};
+use crate::options::{Formulation, HomotopyOptions};
 
-/// nosnoc's classic homotopy: direct steering (`G_i H_i ≤ σ`) from σ_0 = 1, with
-/// Ipopt's plain inertia correction (`perturb_always_cd` off), the other fields at
-/// their defaults.
+/// nosnoc's classic homotopy, with [`Formulation::direct`] (`G_i H_i ≤ σ`): from
+/// σ_0 = 1, with Ipopt's plain inertia correction (`perturb_always_cd` off), the other
+/// fields at their defaults.
 pub fn scholtes_direct() -> HomotopyOptions {
-    HomotopyOptions { sigma_0: 1.0, steering: Steering::Direct, perturb_always_cd: false, ..HomotopyOptions::default() }
+    HomotopyOptions { sigma_0: 1.0, perturb_always_cd: false, ..HomotopyOptions::default() }
+}
+
+/// The simulators' formulation: direct steering without the active-set finish.
+pub fn simulation_formulation() -> Formulation {
+    Formulation { active_set_finish: false, ..Formulation::direct() }
 }
 
 /// Optimal control of switched systems: [`scholtes_direct`] (κ = 0.1) with the
@@ -56,7 +66,6 @@ pub fn simulation_single_nlp() -> HomotopyOptions {
         max_recoveries: 0,
         max_iter: 30,
         tol_follows_sigma: false,
-        active_set_finish: false,
         ..tier_base()
     }
     .with_ipopt("mu_strategy", "adaptive")
@@ -69,7 +78,7 @@ pub fn simulation_single_nlp() -> HomotopyOptions {
 /// A simulator's second tier: σ = 0.1, 1e-5, 1e-9 (κ = 1e-4), at most 30 Ipopt
 /// iterations per NLP, no recovery: steps with a switch.
 pub fn simulation_short() -> HomotopyOptions {
-    HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, active_set_finish: false, ..tier_base() }
+    HomotopyOptions { sigma_0: 0.1, kappa: 1e-4, max_recoveries: 0, tol_follows_sigma: false, ..tier_base() }
         .with_ipopt("mu_strategy", "adaptive")
         .with_ipopt("warm_start_init_point", "no")
         .with_ipopt("max_iter", 30)
@@ -79,7 +88,7 @@ pub fn simulation_short() -> HomotopyOptions {
 /// σ_0 = 1, κ = 0.1, comp_tol = 1e-9, with Ipopt's adaptive barrier update, the usual
 /// recovery and at most 500 Ipopt iterations per NLP.
 pub fn simulation_robust() -> HomotopyOptions {
-    HomotopyOptions { tol_follows_sigma: false, active_set_finish: false, ..scholtes_direct() }
+    HomotopyOptions { tol_follows_sigma: false, ..scholtes_direct() }
         .with_ipopt("mu_strategy", "adaptive")
         .with_ipopt("warm_start_init_point", "no")
         .with_ipopt("max_iter", 500)

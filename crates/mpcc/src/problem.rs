@@ -1,6 +1,7 @@
 //! The MPCC problem type and its validation.
 
 use crate::error::{MpccError, Result};
+use crate::options::Formulation;
 use casadi::{Function, Kind, Matrix, Sx};
 
 /// A mathematical program with complementarity constraints
@@ -36,6 +37,9 @@ pub struct Mpcc<K: Kind = Sx> {
     pub w0: Vec<f64>,
     /// Parameter values.
     pub p0: Vec<f64>,
+    /// How the solver relaxes and finishes it: compiled into its kernels when the
+    /// solver is built (default [`Formulation::default`]).
+    pub formulation: Formulation,
 }
 
 /// The bounds and initial data of an MPCC: everything of it but its expressions.
@@ -83,7 +87,14 @@ impl<K: Kind> Mpcc<K> {
             ubg: vec![],
             w0: vec![0.0; n],
             p0: vec![],
+            formulation: Formulation::default(),
         }
+    }
+
+    /// This MPCC with the formulation `f` (see [`Mpcc::formulation`]).
+    pub fn with_formulation(mut self, f: Formulation) -> Self {
+        self.formulation = f;
+        self
     }
 
     /// Number of variables.

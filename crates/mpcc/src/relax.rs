@@ -1,7 +1,7 @@
 //! Lowering an MPCC to one parametric NLP whose parameter σ drives the relaxation.
 
 use crate::error::Result;
-use crate::options::{HomotopyOptions, LowerBounds, Relaxation, Steering};
+use crate::options::{Formulation, LowerBounds, Relaxation, Steering};
 use crate::problem::{Mpcc, MpccData};
 use casadi::{Function, Kind, Matrix};
 use fesd_nlp::SymbolicNlp;
@@ -56,9 +56,9 @@ impl RelaxedLayout {
 
     /// The relaxed NLP's bounds: `g` as the MPCC has them, the relaxed products
     /// (`≤ 0`, or `= 0` for an equality relaxation), then the `G, H ≥ 0` rows.
-    pub fn bounds(&self, data: &MpccData, opts: &HomotopyOptions) -> NlpBounds {
+    pub fn bounds(&self, data: &MpccData, form: &Formulation) -> NlpBounds {
         let (x_l, x_u) = self.variable_bounds(data);
-        let r_lower = if opts.relaxation.is_equality() { 0.0 } else { f64::NEG_INFINITY };
+        let r_lower = if form.relaxation.is_equality() { 0.0 } else { f64::NEG_INFINITY };
         let g_l = data
             .lbg
             .iter()
@@ -147,10 +147,11 @@ fn classify<K: Kind>(e: &Matrix<K>, w: &Matrix<K>, p: &Matrix<K>) -> Result<Vec<
 }
 
 impl<K: Kind> RelaxedNlp<K> {
-    pub(crate) fn build(mpcc: &Mpcc<K>, opts: &HomotopyOptions, module: &str) -> Result<Self> {
+    pub(crate) fn build(mpcc: &Mpcc<K>, module: &str) -> Result<Self> {
+        let form = &mpcc.formulation;
         let (w, p) = (&mpcc.w, &mpcc.p);
         let nc = mpcc.n_comp();
-        let n_slack = match opts.steering {
+        let n_slack = match form.steering {
             Steering::Direct => 0,
             Steering::ElasticInf => usize::from(nc > 0),
             Steering::ElasticL1 => nc,
@@ -161,7 +162,7 @@ impl<K: Kind> RelaxedNlp<K> {
         let params = Matrix::vertcat(&[p, &sigma])?;
         let (gg, hh) = (&mpcc.big_g, &mpcc.big_h);
         // τ: the quantity each product is relaxed to.
-        let tau = match opts.steering {
+        let tau = match form.steering {
             Steering::Direct => sigma.clone(),
             Steering::ElasticInf | Steering::ElasticL1 => s.clone(),
         };
@@ -169,7 +170,7 @@ impl<K: Kind> RelaxedNlp<K> {
         let relaxed = if nc == 0 {
             Matrix::zeros(0, 1)
         } else {
-            match opts.relaxation {
+            match form.relaxation {
                 Relaxation::ScholtesInequality | Relaxation::ScholtesEquality => gh.try_sub(&tau)?,
                 Relaxation::FischerBurmeisterInequality | Relaxation::FischerBurmeisterEquality => {
                     let r = (gg.try_mul(gg)? + hh.try_mul(hh)?).try_add(&(2.0 * &tau))?.sqrt();
@@ -185,7 +186,7 @@ impl<K: Kind> RelaxedNlp<K> {
         // already imply it, as constraints elsewhere.
         let entries = [classify(gg, w, p)?, classify(hh, w, p)?];
         let pair_variables = entries[0].iter().zip(&entries[1]).map(|(a, b)| [a.variable(), b.variable()]).collect();
-        let classes = match opts.lower_bounds {
+        let classes = match form.lower_bounds {
             LowerBounds::Bounds => entries,
             LowerBounds::Constraints => [vec![Entry::Other; nc], vec![Entry::Other; nc]],
         };

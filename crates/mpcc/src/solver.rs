@@ -5,7 +5,7 @@ mod homotopy;
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
 use crate::ipopt_setup::{max_abs, set_common_ipopt_options};
-use crate::options::{HomotopyOptions, Kernels};
+use crate::options::{Formulation, HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
@@ -50,6 +50,8 @@ pub struct MpccSolver {
     last_point: Option<Solution>,
     /// The start of the next solve when armed by [`MpccSolver::warm_start_from_last_solve`].
     warm_start: Option<Solution>,
+    /// What the kernels were built for (fixed).
+    formulation: Formulation,
     opts: HomotopyOptions,
     n_w: usize,
     n_g: usize,
@@ -139,10 +141,10 @@ impl MpccSolver {
         let t = Instant::now();
         mpcc.validate()?;
         opts.validate()?;
-        let relaxed = RelaxedNlp::build(mpcc, &opts, MODULE)?;
+        let relaxed = RelaxedNlp::build(mpcc, MODULE)?;
         // The finish's branch NLP shares the module: one compiler run, and the kernels
         // both are built from (e.g. a mapped element and its derivatives) appear once.
-        let branch_nlp = (opts.active_set_finish && mpcc.n_comp() > 0).then(|| branch_symbolic(mpcc)).transpose()?;
+        let branch_nlp = (mpcc.formulation.active_set_finish && mpcc.n_comp() > 0).then(|| branch_symbolic(mpcc)).transpose()?;
         let mut group = vec![(&relaxed.nlp, MODULE)];
         if let Some(b) = &branch_nlp {
             group.push((b, BRANCH_PREFIX));
@@ -154,7 +156,7 @@ impl MpccSolver {
             Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, MODULE, &extras, compile)?.0, None),
         };
         let compiled = built.remove(0);
-        let solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), opts, t)?;
+        let solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), (mpcc.formulation, opts), t)?;
         Ok((solver, pending))
     }
 
@@ -165,10 +167,10 @@ impl MpccSolver {
         branch: Option<CompiledNlp>,
         layout: RelaxedLayout,
         data: MpccData,
-        opts: HomotopyOptions,
+        (formulation, opts): (Formulation, HomotopyOptions),
         started: Instant,
     ) -> Result<Self> {
-        let NlpBounds { x_l, x_u, g_l, g_u } = layout.bounds(&data, &opts);
+        let NlpBounds { x_l, x_u, g_l, g_u } = layout.bounds(&data, &formulation);
         let structure = compiled.structure(x_l, x_u, g_l, g_u)?;
         let (ipopt, ipopt_warm) = configured_ipopt(structure, &opts)?;
         let branch = match branch {
@@ -194,6 +196,7 @@ impl MpccSolver {
             start_up: Vec::new(),
             background_compile: None,
             compile_error: None,
+            formulation,
             opts,
         })
     }
@@ -311,27 +314,15 @@ impl MpccSolver {
         &self.opts
     }
 
-    /// Replaces the homotopy options for the following solves. σ_0, κ, comp_tol, σ_N,
-    /// the number of steps, warm starts, recovery, verbosity and Ipopt options may
-    /// change freely; the relaxation, steering and lower-bound handling are compiled
-    /// into the kernels, so changing them is an error (build a new solver).
+    /// The formulation the kernels were built for (the problem's, fixed).
+    pub fn formulation(&self) -> &Formulation {
+        &self.formulation
+    }
+
+    /// Replaces the homotopy schedule for the following solves: every field may
+    /// change (what is compiled in is the problem's [`Formulation`], not part of it).
     pub fn set_options(&mut self, opts: HomotopyOptions) -> Result<()> {
         opts.validate()?;
-        if opts.active_set_finish && self.branch.is_none() && self.n_comp > 0 {
-            return Err(MpccError::InvalidOption {
-                name: "active_set_finish",
-                reason: "was off when this solver was built, so its NLP was not compiled; build a new MpccSolver".into(),
-            });
-        }
-        for (name, same) in [
-            ("relaxation", opts.relaxation == self.opts.relaxation),
-            ("steering", opts.steering == self.opts.steering),
-            ("lower_bounds", opts.lower_bounds == self.opts.lower_bounds),
-        ] {
-            if !same {
-                return Err(MpccError::InvalidOption { name, reason: "is compiled into the kernels; build a new MpccSolver".into() });
-            }
-        }
         let ipopt_changed = opts.ipopt != self.opts.ipopt
             || opts.verbosity != self.opts.verbosity
             || opts.perturb_always_cd != self.opts.perturb_always_cd
@@ -450,8 +441,8 @@ impl MpccSolver {
     fn print_header(&self, n_steps: usize) {
         println!(
             "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}{}, comp_tol = {:e}, {} steps planned",
-            self.opts.relaxation.name(),
-            self.opts.steering.name(),
+            self.formulation.relaxation.name(),
+            self.formulation.steering.name(),
             self.opts.sigma_0,
             self.opts.kappa,
             if self.opts.sigma_exponent > 1.0 { format!(", sigma_exponent = {}", self.opts.sigma_exponent) } else { String::new() },
@@ -496,7 +487,7 @@ impl MpccSolver {
     /// and certified, the homotopy runs to the end and the finish is tried there.
     pub fn solve(&mut self) -> MpccResult {
         self.handed_over = None;
-        let finishing = self.opts.active_set_finish && self.branch.is_some();
+        let finishing = self.formulation.active_set_finish && self.branch.is_some();
         let handover = finishing.then_some(self.opts.finish_handover).filter(|&h| h > self.opts.comp_tol);
         let homotopy = self.run_homotopy_with_fallback(handover);
         let first = self.finish(homotopy);
@@ -513,7 +504,7 @@ impl MpccSolver {
     /// becomes the finish's if its complementarity holds to comp_tol and its objective
     /// is not worse.
     fn finish(&mut self, mut result: MpccResult) -> MpccResult {
-        let (Some(branch), true) = (self.branch.as_mut(), self.opts.active_set_finish) else { return result };
+        let (Some(branch), true) = (self.branch.as_mut(), self.formulation.active_set_finish) else { return result };
         let t = Instant::now();
         if branch.compiled.set_parameters(&self.p0).is_err() {
             return result;

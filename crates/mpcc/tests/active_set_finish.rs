@@ -3,7 +3,7 @@
 //! right.
 
 use casadi::SX;
-use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, Stationarity};
+use fesd_mpcc::{Formulation, HomotopyOptions, Mpcc, MpccSolver, Stationarity};
 
 /// min (x − 1)² + (y − 2)² s.t. x ≥ y, 0 ≤ x ⊥ y ≥ 0, from (0.5, 0.5). For every σ the
 /// vertex x = y = √σ of the relaxed NLP (x y ≤ σ) is a strict local minimizer (both
@@ -40,8 +40,7 @@ fn nearest_to(b: f64, u: f64) -> Mpcc {
 #[test]
 fn the_homotopy_alone_stops_at_a_c_stationary_point() {
     // Direct steering: the relaxed NLPs' vertex is followed to the origin.
-    let opts = HomotopyOptions { active_set_finish: false, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&pinned_to_the_origin(), opts).unwrap().solve();
+    let r = MpccSolver::new(&without_finish(&pinned_to_the_origin()), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert!(r.w[0].abs() < 1e-4 && r.w[1].abs() < 1e-4, "{:?}", r.w);
     assert!((r.objective - 5.0).abs() < 1e-3);
@@ -54,9 +53,9 @@ fn the_homotopy_alone_stops_at_a_c_stationary_point() {
 /// off again restores the C-stationary limit.
 #[test]
 fn the_constraint_regularization_option_reaches_ipopt() {
-    let plain = HomotopyOptions { active_set_finish: false, ..fesd_mpcc::presets::scholtes_direct() };
+    let plain = fesd_mpcc::presets::scholtes_direct();
     assert!(!plain.perturb_always_cd && HomotopyOptions::default().perturb_always_cd);
-    let mut solver = MpccSolver::new(&pinned_to_the_origin(), plain.clone()).unwrap();
+    let mut solver = MpccSolver::new(&without_finish(&pinned_to_the_origin()), plain.clone()).unwrap();
     assert!(solver.solve().status.is_converged());
     solver.set_options(HomotopyOptions { perturb_always_cd: true, ..plain.clone() }).unwrap();
     let regularized = solver.solve();
@@ -69,7 +68,7 @@ fn the_constraint_regularization_option_reaches_ipopt() {
 
 #[test]
 fn the_finish_moves_it_to_a_b_stationary_solution() {
-    let r = MpccSolver::new(&pinned_to_the_origin(), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&direct(&pinned_to_the_origin()), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?}", r.w);
     assert!(r.status.is_converged());
@@ -114,7 +113,7 @@ fn b_stationarity_without_s_stationarity_is_certified_by_the_lpec() {
 fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
     let m = two_branches();
     let opts = HomotopyOptions { n_homotopy: Some(1), ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&m, opts).unwrap().solve();
+    let r = MpccSolver::new(&direct(&m), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?} {:?}", r.w, r.messages);
     let radii: Vec<f64> = finish.phase_one.iter().map(|(rho, _)| *rho).collect();
@@ -133,7 +132,7 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
     // pair as zero (threshold 10 √residual), and its LPEC moves from (0, 0) into a
     // branch — here that finds the same solution, one branch change later.
     let off = HomotopyOptions { n_homotopy: Some(1), phase_one_radius: 0.0, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&m, off).unwrap().solve();
+    let r = MpccSolver::new(&direct(&m), off).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(finish.phase_one.is_empty());
     assert_eq!(finish.branch_changes, 1);
@@ -150,7 +149,7 @@ fn phase_one_finds_a_feasible_branch_when_the_homotopy_stops_short() {
 fn an_undecided_phase_one_still_hands_the_point_to_the_finish() {
     let m = two_branches();
     let opts = HomotopyOptions { n_homotopy: Some(1), lpec_time_limit: 1e-12, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&m, opts).unwrap().solve();
+    let r = MpccSolver::new(&direct(&m), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?} {:?}", r.w, r.messages);
     assert_eq!(finish.phase_one.len(), 4);
@@ -174,7 +173,7 @@ fn phase_one_reports_a_locally_infeasible_mpcc() {
     let mut m = Mpcc::new(w, &x + &y, x, y);
     m.lbw = vec![1.0, 1.0];
     m.w0 = vec![1.5, 1.5];
-    let r = MpccSolver::new(&m, fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&direct(&m), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{:?} {finish:?} {:?} {:?}", r.status, r.w, r.messages);
     assert!(!r.status.is_converged());
@@ -204,7 +203,7 @@ fn a_branch_nlp_that_climbs_away_from_the_homotopys_point_is_stopped() {
     m.lbw = vec![0.0, 0.0];
     m.w0 = vec![0.5, 0.5];
     let opts = HomotopyOptions { comp_tol: 1e-4, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&m, opts).unwrap().solve();
+    let r = MpccSolver::new(&direct(&m), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert!(r.objective < 1e-6, "f = {}", r.objective);
@@ -227,7 +226,7 @@ fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
     // An LPEC time limit too short for HiGHS to answer: the finish falls back on the
     // branch that keeps one side of the biactive pair at zero.
     let opts = HomotopyOptions { lpec_time_limit: 1e-12, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), opts).unwrap().solve();
+    let r = MpccSolver::new(&direct(&biactive_with_a_degenerate_tnlp()), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     println!("{finish:?} {:?} comp {:e}", r.w, r.comp_residual);
     assert!(r.status.is_converged(), "{:?}", r.status);
@@ -236,7 +235,7 @@ fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
     assert!(r.comp_residual <= 1e-14, "{:e}", r.comp_residual);
     assert!((r.objective - 2.0).abs() < 1e-10, "{}", r.objective);
     // With time for the LPEC, the same point is certified.
-    let r = MpccSolver::new(&biactive_with_a_degenerate_tnlp(), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&direct(&biactive_with_a_degenerate_tnlp()), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(finish.stationarity.is_certified(), "{finish:?}");
     assert!(r.comp_residual <= 1e-14 && (r.objective - 2.0).abs() < 1e-10, "{:e} {}", r.comp_residual, r.objective);
@@ -248,11 +247,11 @@ fn without_an_lpec_answer_the_rounded_branch_makes_complementarity_exact() {
 #[test]
 fn finish_nlps_out_of_iterations_are_resumed() {
     let capped = HomotopyOptions { finish_max_iter: 2, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&pinned_to_the_origin(), capped.clone()).unwrap().solve();
+    let r = MpccSolver::new(&direct(&pinned_to_the_origin()), capped.clone()).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!((r.objective - 5.0).abs() < 1e-3 && !finish.stationarity.is_certified(), "{finish:?} f = {}", r.objective);
     let resumed = HomotopyOptions { finish_resumes: 20, ..capped };
-    let r = MpccSolver::new(&pinned_to_the_origin(), resumed).unwrap().solve();
+    let r = MpccSolver::new(&direct(&pinned_to_the_origin()), resumed).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(finish.stationarity.is_certified(), "{finish:?}");
     assert!((r.objective - 4.0).abs() < 1e-8 && (r.w[0] - 1.0).abs() < 1e-8 && r.w[1].abs() < 1e-8, "{:?} f = {}", r.w, r.objective);
@@ -278,7 +277,7 @@ fn several_apparently_biactive_pairs_are_rounded_before_any_tightened_nlp() {
     // branch NLP with the smaller side of each pair at zero reaches a solution with
     // f = 3 at once, strictly complementary, hence S-stationary.
     let opts = HomotopyOptions { finish_handover: 2e-2, ..fesd_mpcc::presets::scholtes_direct() };
-    let r = MpccSolver::new(&three_symmetric_pairs(), opts).unwrap().solve();
+    let r = MpccSolver::new(&direct(&three_symmetric_pairs()), opts).unwrap().solve();
     let finish = r.finish.clone().expect("finish report");
     assert!(r.status.is_converged(), "{:?}", r.status);
     assert_eq!(r.steps.len(), 3, "σ = 1, 0.1, 1e-2, then the handover");
@@ -287,4 +286,15 @@ fn several_apparently_biactive_pairs_are_rounded_before_any_tightened_nlp() {
     assert!((r.objective - 3.0).abs() < 1e-10 && r.comp_residual <= 1e-14, "f = {}, comp {:e}", r.objective, r.comp_residual);
     let on_a_branch = |(x, y): (&f64, &f64)| x.min(*y).abs() < 1e-10 && (x.max(*y) - 1.0).abs() < 1e-8;
     assert!(r.w[..3].iter().zip(&r.w[3..]).all(on_a_branch), "{:?}", r.w);
+}
+
+/// `m` with nosnoc's classic formulation (direct steering), which the schedule
+/// `presets::scholtes_direct` is made for.
+fn direct(m: &Mpcc) -> Mpcc {
+    Mpcc { formulation: Formulation::direct(), ..m.clone() }
+}
+
+/// [`direct`] without the active-set finish.
+fn without_finish(m: &Mpcc) -> Mpcc {
+    Mpcc { formulation: Formulation { active_set_finish: false, ..Formulation::direct() }, ..m.clone() }
 }

@@ -2,7 +2,7 @@
 //! homotopy and finish from several starts.
 
 use casadi::SX;
-use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus, Stationarity};
+use fesd_mpcc::{Formulation, HomotopyOptions, Mpcc, MpccSolver, MpccStatus, Stationarity};
 
 /// Bard's bilevel example (Bard 1988), as the MPCC of its lower level's KKT
 /// conditions: upper level min (x − 5)² + (2y + 1)² over x ≥ 0; lower level
@@ -45,7 +45,8 @@ fn bard_bilevel_direct_steering_reaches_f_17_and_the_default_a_certified_local_m
         let mut mpcc = bard1();
         mpcc.w0 = start.to_vec();
         // nosnoc's classic homotopy (direct steering from σ_0 = 1) finds the solution.
-        let r = MpccSolver::new(&mpcc, fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
+        let r =
+            MpccSolver::new(&mpcc.clone().with_formulation(Formulation::direct()), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
         assert_eq!(r.status, MpccStatus::Converged, "from {start:?}: {:?}", r.messages);
         assert!((r.objective - 17.0).abs() < 1e-6, "from {start:?}: f = {}", r.objective);
         assert!((r.w[0] - 1.0).abs() < 1e-6 && r.w[1].abs() < 1e-6, "from {start:?}: {:?}", &r.w[..2]);
@@ -84,7 +85,8 @@ fn ralph_example_ends_at_the_origin() {
         );
         assert!(r.messages.iter().any(|m| m.contains("diverging iterates")), "{:?}", r.messages);
         // Direct steering bounds the products by σ: no divergence.
-        let direct = MpccSolver::new(&mpcc, fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
+        let direct =
+            MpccSolver::new(&mpcc.clone().with_formulation(Formulation::direct()), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
         assert_eq!(direct.status, MpccStatus::Converged, "from {start:?}: {:?}", direct.messages);
         assert!(direct.objective.abs() < 1e-8, "{}", direct.objective);
     }

@@ -92,8 +92,10 @@ fn options_from_json_reject_unknown_keys() {
     assert_eq!(o.kappa, HomotopyOptions::default().kappa);
     // Options set by name keep the other fields; unknown names and wrong types are named.
     let by_name = |text: &str| fesd_mpcc::presets::scholtes_direct().with_fields(serde_json::from_str(text).unwrap());
-    let o = by_name(r#"{"kappa": 0.2, "steering": "ElasticL1"}"#).unwrap();
-    assert_eq!(o, HomotopyOptions { kappa: 0.2, steering: fesd_mpcc::Steering::ElasticL1, ..fesd_mpcc::presets::scholtes_direct() });
+    let o = by_name(r#"{"kappa": 0.2, "sigma_n": 1e-12}"#).unwrap();
+    assert_eq!(o, HomotopyOptions { kappa: 0.2, sigma_n: Some(1e-12), ..fesd_mpcc::presets::scholtes_direct() });
+    // What is compiled in is not a schedule field: the problem's formulation.
+    assert!(by_name(r#"{"steering": "ElasticL1"}"#).unwrap_err().to_string().contains("steering"));
     let err = by_name(r#"{"kapa": 0.2}"#).unwrap_err().to_string();
     assert!(err.contains("kapa"), "{err}");
     let err = by_name(r#"{"kappa": "small"}"#).unwrap_err().to_string();

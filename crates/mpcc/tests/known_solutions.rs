@@ -2,7 +2,7 @@
 //! every relaxation × steering combination finds the S-stationary point of
 //! quadratic_cubic.
 
-use fesd_mpcc::{nosbench, HomotopyOptions, MpccSolver, MpccStatus, Relaxation, Steering};
+use fesd_mpcc::{nosbench, Formulation, HomotopyOptions, MpccSolver, MpccStatus, Relaxation, Steering};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -58,8 +58,8 @@ fn every_relaxation_and_steering_finds_the_s_stationary_point() {
     let mut failures = Vec::new();
     for relaxation in Relaxation::ALL {
         for steering in Steering::ALL {
-            let opts = HomotopyOptions { relaxation, steering, ..Default::default() };
-            let mut solver = MpccSolver::new(&mpcc, opts).unwrap();
+            let form = Formulation { relaxation, steering, ..Default::default() };
+            let mut solver = MpccSolver::new(&mpcc.clone().with_formulation(form), HomotopyOptions::default()).unwrap();
             let r = solver.solve();
             let err = (r.w[0] - 1.0).abs().max(r.w[1].abs());
             if !(r.status.is_converged() && err <= 1e-3) {
@@ -77,7 +77,7 @@ fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
     // in fewer Ipopt iterations than from the primal start alone.
     let mpcc = nosbench::read_file(&data("two_branches.json")).unwrap();
     let opts = HomotopyOptions { warm_sigma_0: 1e-9, ..fesd_mpcc::presets::scholtes_direct() };
-    let mut solver = MpccSolver::new(&mpcc, opts).unwrap();
+    let mut solver = MpccSolver::new(&mpcc.clone().with_formulation(Formulation::direct()), opts).unwrap();
     assert!(solver.dual_start().is_none());
     let cold = solver.solve();
     assert!(cold.status.is_converged() && (cold.objective - 4.0).abs() < 1e-8, "{:?} {}", cold.status, cold.objective);
@@ -94,7 +94,8 @@ fn a_start_with_the_last_multipliers_resumes_at_the_warm_sigma() {
     assert!(solver.set_initial_guess_with_duals(&[1.0], &duals).is_err(), "a start of the wrong length is refused");
     // Multipliers of another problem are refused by their size.
     let other = nosbench::read_file(&data("quadratic_cubic.json")).unwrap();
-    let mut other_solver = MpccSolver::new(&other, fesd_mpcc::presets::scholtes_direct()).unwrap();
+    let mut other_solver =
+        MpccSolver::new(&other.clone().with_formulation(Formulation::direct()), fesd_mpcc::presets::scholtes_direct()).unwrap();
     assert!(other_solver.solve().status.is_converged());
     let foreign = other_solver.dual_start().unwrap();
     let size = |s: &MpccSolver| (s.nlp_structure().x_l.len(), s.nlp_structure().g_l.len());

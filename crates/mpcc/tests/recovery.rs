@@ -2,7 +2,7 @@
 
 use casadi::SX;
 use fesd_mpcc::problems::lcp_least_squares;
-use fesd_mpcc::{HomotopyOptions, Mpcc, MpccSolver, MpccStatus, Stationarity};
+use fesd_mpcc::{Formulation, HomotopyOptions, Mpcc, MpccSolver, MpccStatus, Stationarity};
 
 #[test]
 fn an_nlp_out_of_iterations_is_resumed() {
@@ -32,7 +32,7 @@ fn an_infeasible_step_steps_back_then_gives_up_with_the_last_iterate() {
     mpcc.ubg = vec![f64::INFINITY];
     mpcc.lbw = vec![0.0, 0.0];
     mpcc.w0 = vec![1.0, 1.0];
-    let r = MpccSolver::new(&mpcc, fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
+    let r = MpccSolver::new(&mpcc.clone().with_formulation(Formulation::direct()), fesd_mpcc::presets::scholtes_direct()).unwrap().solve();
     println!("{:#?}", r.steps);
     assert!(matches!(r.status, MpccStatus::NlpFailed { step: 2, .. }), "{:?} {:?}", r.status, r.messages);
     let good_retry = r.steps.iter().find(|s| s.recovery && s.ipopt_status.is_success()).expect("a successful recovery");

@@ -116,8 +116,10 @@
 //!   (`fesd.sliding_exit_continuity`, off by default: a pair leaving a sliding mode inside
 //!   a control interval must do so with its Filippov multiplier at zero; without it the
 //!   optimizer may place an exit up to about c₁h/2 early).
-//! - Every homotopy option (`options.homotopy`; default nosnoc's direct steering from
-//!   σ_0 = 1 with its superlinear σ update, `fesd_mpcc::presets::optimal_control`).
+//! - Every homotopy option: the schedule (`options.homotopy`; default from σ_0 = 1 with
+//!   the superlinear σ update, `fesd_mpcc::presets::optimal_control`) and what is compiled
+//!   in (`options.formulation`; default nosnoc's direct steering with the active-set
+//!   finish, `fesd_mpcc::Formulation::direct`).
 //! - Evaluation by compiled element kernels (default) or, with `options.expand`, of the
 //!   whole NLP expanded into one SX graph that CasADi evaluates (no compiler run; the
 //!   graph grows with N).

@@ -5,7 +5,7 @@ use crate::kind::{ElementOptions, ModelKind};
 use casadi::SX;
 use fesd_discretization::{ElementCounts, FesdOptions};
 use fesd_model::PssModel;
-use fesd_mpcc::{HomotopyOptions, Kernels};
+use fesd_mpcc::{Formulation, HomotopyOptions, Kernels};
 
 /// The horizon T.
 #[derive(Clone, Debug, PartialEq)]
@@ -155,6 +155,10 @@ pub struct OcpOptions<E: ElementOptions = FesdOptions> {
     /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
     #[serde(deserialize_with = "deserialize_homotopy::<E, _>")]
     pub homotopy: HomotopyOptions,
+    /// What the MPCC solver compiles in (default [`Formulation::direct`]: direct steering,
+    /// the schedule above is made for it, with the active-set finish); fixed once the
+    /// solver is built.
+    pub formulation: Formulation,
     /// Also bound the states at the Runge–Kutta stages by `x_lower`/`x_upper`, not
     /// only at the element boundaries (default false; a switched system needs the
     /// integral form, whose stage unknowns are the stage states).
@@ -185,6 +189,7 @@ impl<E: ElementOptions> Default for OcpOptions<E> {
         OcpOptions {
             fesd: E::ocp_default(),
             homotopy: E::ocp_homotopy(),
+            formulation: Formulation::direct(),
             state_bounds_at_stages: false,
             expand: false,
             kernels: Kernels::default(),

@@ -129,7 +129,8 @@ impl<M: ModelKind> OcpSolver<M> {
     fn build(ocp: &Ocp<M>, compile: &fesd_mpcc::CompileOptions, lowering: Option<Arc<dyn SubsystemLowering>>) -> Result<OcpSolver<M>> {
         ocp.validate()?;
         let start = Instant::now();
-        let t = transcribe(ocp, lowering.as_deref())?;
+        let mut t = transcribe(ocp, lowering.as_deref())?;
+        t.mpcc.formulation = ocp.options.formulation;
         let solver = if ocp.options.expand {
             MpccSolver::interpreted(&expanded(&t.mpcc)?, ocp.options.homotopy.clone())?
         } else {
@@ -445,5 +446,6 @@ fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
         ubg: m.ubg.clone(),
         w0: m.w0.clone(),
         p0: m.p0.clone(),
+        formulation: m.formulation,
     })
 }

@@ -262,7 +262,8 @@ impl<M: SimulationKind> Simulator<M> {
     /// The simulator of an already discretized step (options validated).
     pub(crate) fn with_step(dims: Dims, step: M::Step, opts: SimulatorOptions<M>, t: Instant) -> Result<Simulator<M>> {
         let first = opts.homotopies[0].clone();
-        let mut solver = MpccSolver::with_kernels(M::mpcc(&step), first.clone(), &CompileOptions::default(), opts.kernels)?;
+        let mpcc = Mpcc { formulation: opts.formulation, ..M::mpcc(&step).clone() };
+        let mut solver = MpccSolver::with_kernels(&mpcc, first.clone(), &CompileOptions::default(), opts.kernels)?;
         // Check every schedule now rather than at the first step that needs it.
         for h in opts.homotopies.iter().skip(1).chain(&opts.fallback_homotopy) {
             solver.set_options(h.clone())?;

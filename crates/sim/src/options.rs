@@ -6,7 +6,7 @@
 use crate::engine::SimulationKind;
 use crate::error::{Result, SimError};
 use crate::report::OnStepFailure;
-use fesd_mpcc::{HomotopyOptions, Kernels};
+use fesd_mpcc::{Formulation, HomotopyOptions, Kernels};
 use serde::{Deserialize, Serialize};
 
 /// Options of a simulation of a model of kind `M` ([`fesd_model::PssModel`]: switched
@@ -25,6 +25,10 @@ pub struct SimulatorOptions<M: SimulationKind = fesd_model::PssModel> {
     /// systems: one NLP at σ = 1e-9, then a short homotopy; rigid bodies: the three
     /// tiers of `fesd_mpcc::presets::simulation_tiers`).
     pub homotopies: Vec<HomotopyOptions>,
+    /// What the step's MPCC solver compiles in (default
+    /// [`presets::simulation_formulation`](fesd_mpcc::presets::simulation_formulation):
+    /// direct steering, no active-set finish), shared by every tier.
+    pub formulation: Formulation,
     /// The homotopy tried when every tier fails on a piece that may not be halved any
     /// more (None: accept the failure; switched systems: the robust homotopy, rigid
     /// bodies: None).

@@ -115,6 +115,7 @@ impl SimulationKind for ClsModel {
             n_steps: 10,
             tiers_before_halving: homotopies.len(),
             homotopies,
+            formulation: presets::simulation_formulation(),
             fallback_homotopy: None,
             on_failure: OnStepFailure::Continue,
             max_step_halvings: 5,

@@ -236,6 +236,7 @@ impl SimulationKind for PssModel {
             step: 0.1,
             n_steps: 10,
             homotopies: vec![presets::simulation_single_nlp(), presets::simulation_short()],
+            formulation: presets::simulation_formulation(),
             fallback_homotopy: Some(presets::simulation_robust()),
             on_failure: Default::default(),
             max_step_halvings: 5,

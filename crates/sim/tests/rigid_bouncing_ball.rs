@@ -43,9 +43,7 @@ fn simulate(
 ) -> fesd_sim::ClsSimulation {
     let mut opts = SimulatorOptions::<ClsModel> { step, n_steps, ..Default::default() };
     if std::env::var("FINISH").is_ok() {
-        for h in &mut opts.homotopies {
-            h.active_set_finish = true;
-        }
+        opts.formulation.active_set_finish = true;
     }
     if let Ok(c) = std::env::var("COMPTOL") {
         for h in &mut opts.homotopies {

@@ -290,7 +290,7 @@ impl MpccSolver {
             // steering relaxes complementarity at every σ, so a larger σ only weakens
             // the penalty s/σ; if the iterates diverged, the penalty was too weak to
             // bound the objective (it rewards violating complementarity): σ ← σ/1000.
-            let elastic = self.opts.steering != Steering::Direct;
+            let elastic = self.formulation.steering != Steering::Direct;
             let next = if elastic && diverging { 1e-3 * sigma } else { 10.0 * sigma };
             run.x = self.initial_point(next);
             run.sigma = next;
