@@ -3,19 +3,17 @@
 
 use crate::error::Result;
 use casadi::{Function, SX};
+use fesd_discretization::VariableTable;
 
 /// The unknowns `w`, block by block.
 #[derive(Default)]
 pub(crate) struct Blocks {
     pub items: Vec<SX>,
-    pub lb: Vec<f64>,
-    pub ub: Vec<f64>,
-    /// A fixed numeric guess (the MPCC's default start).
-    pub guess: Vec<f64>,
+    /// Every block by name with its bounds (guess 0: the MPCC's default start).
+    pub table: VariableTable,
     /// The predicted value of every block: an expression in the parameters and in
     /// other blocks (resolved by substitution, see [`Blocks::prediction`]).
     pub predicted: Vec<SX>,
-    pub len: usize,
 }
 
 impl Blocks {
@@ -24,11 +22,7 @@ impl Blocks {
     pub fn add(&mut self, name: &str, n: usize, lo: f64, hi: f64, predicted: SX) -> (SX, usize) {
         let v = SX::sym(name, n);
         self.predicted.push(predicted);
-        let off = self.len;
-        self.len += n;
-        self.lb.extend(std::iter::repeat_n(lo, n));
-        self.ub.extend(std::iter::repeat_n(hi, n));
-        self.guess.extend(std::iter::repeat_n(0.0, n));
+        let off = self.table.add(name, None, None, &vec![lo; n], &vec![hi; n], &vec![0.0; n]);
         self.items.push(v.clone());
         (v, off)
     }

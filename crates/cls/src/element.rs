@@ -80,14 +80,6 @@ pub(crate) struct Element {
     pub impulse: SX,
     pub forces: Vec<SX>,
     pub indicators: Indicators,
-    pub off_v_post: usize,
-    pub off_impulse: usize,
-    pub off_q: Vec<usize>,
-    pub off_v: Vec<usize>,
-    pub off_force: Vec<usize>,
-    pub off_q_end: usize,
-    pub off_v_end: usize,
-    pub off_gap_end: usize,
 }
 
 /// The stage unknowns of an element.
@@ -97,9 +89,6 @@ struct Stages {
     a: Vec<SX>,
     force: Vec<SX>,
     friction: Vec<Friction>,
-    off_q: Vec<usize>,
-    off_v: Vec<usize>,
-    off_force: Vec<usize>,
 }
 
 /// Writes elements into the step's unknowns, constraints and pairs.
@@ -341,10 +330,10 @@ impl<'a> Builder<'a> {
 
     /// The impulse equations at the left boundary `b` of element `n` with step `h`;
     /// returns `(v⁺, Λ_n, M(q_n), offsets)`.
-    fn impulse(&mut self, n: usize, b: &Boundary, h: &SX) -> Result<(SX, SX, SX, usize, usize)> {
+    fn impulse(&mut self, n: usize, b: &Boundary, h: &SX) -> Result<(SX, SX, SX)> {
         let (n_q, n_c, p) = (self.n_q, self.n_c, self.p.clone());
-        let (v_post, off_v) = self.w.add(&format!("v_post_{n}"), n_q, -INF, INF, b.v.clone());
-        let (lam, off_lam) = self.w.add(&format!("Lambda_{n}"), n_c, 0.0, INF, SX::zeros(n_c, 1));
+        let (v_post, _) = self.w.add("v_post", n_q, -INF, INF, b.v.clone());
+        let (lam, _) = self.w.add("impulse", n_c, 0.0, INF, SX::zeros(n_c, 1));
         let dvel = self.direction_velocity(&b.q, &v_post)?;
         let fr = self.friction(&format!("Lambda_t_{n}"), &dvel)?;
         let mass = self.geo.mass(&b.q, &p)?;
@@ -390,20 +379,19 @@ impl<'a> Builder<'a> {
             let normal = lam.get(self.frictional.clone(), 0usize)?;
             self.max_dissipation(&[normal], &[dvel], &[(0, &fr)])?;
         }
-        Ok((v_post, lam, mass, off_v, off_lam))
+        Ok((v_post, lam, mass))
     }
 
     /// The Runge–Kutta stages of element `n` from `(q_n, v⁺)`, predicted by
     /// [`Builder::ahead`] with the start acceleration `acc0`.
     fn stages(&mut self, n: usize, q_n: &SX, v_post: &SX, (acc0, force0): (&SX, &SX), h: &SX) -> Result<Stages> {
         let (n_q, n_c, n_s, p, u) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone(), self.u.clone());
-        let mut st =
-            Stages { q: vec![], v: vec![], a: vec![], force: vec![], friction: vec![], off_q: vec![], off_v: vec![], off_force: vec![] };
+        let mut st = Stages { q: vec![], v: vec![], a: vec![], force: vec![], friction: vec![] };
         for m in 0..n_s {
             let (q_pred, v_pred) = self.ahead(q_n, v_post, acc0, self.tableau.c[m]);
-            let (qs, oq) = self.w.add(&format!("Q_{n}_{m}"), n_q, -INF, INF, q_pred);
-            let (vs, ov) = self.w.add(&format!("V_{n}_{m}"), n_q, -INF, INF, v_pred);
-            let (fs, of) = self.w.add(&format!("lambda_n_{n}_{m}"), n_c, 0.0, INF, force0.clone());
+            let (qs, _) = self.w.add(&stage_block("q", m), n_q, -INF, INF, q_pred);
+            let (vs, _) = self.w.add(&stage_block("v", m), n_q, -INF, INF, v_pred);
+            let (fs, _) = self.w.add(&stage_block("force", m), n_c, 0.0, INF, force0.clone());
             let dvel = self.direction_velocity(&qs, &vs)?;
             let fr = self.friction(&format!("lambda_t_{n}_{m}"), &dvel)?;
             let rhs = self.geo.force(&qs, &vs, &u, &p)? + self.generalized(&qs, &fs, &fr)?;
@@ -421,9 +409,6 @@ impl<'a> Builder<'a> {
             st.a.push(acc);
             st.force.push(fs);
             st.friction.push(fr);
-            st.off_q.push(oq);
-            st.off_v.push(ov);
-            st.off_force.push(of);
         }
         for m in 0..n_s {
             self.con.eq(st.q[m].try_sub(q_n)? - h * SX::weighted_sum(&self.tableau.a[m], &st.v, n_q));
@@ -498,7 +483,7 @@ impl<'a> Builder<'a> {
     /// Element `n` from the boundary `b` with step size `h`.
     pub fn element(&mut self, n: usize, b: &Boundary, h: &SX) -> Result<Element> {
         let (n_q, n_c, n_s, p) = (self.n_q, self.n_c, self.tableau.n_s(), self.p.clone());
-        let (v_post, impulse, mass_n, off_v_post, off_impulse) = self.impulse(n, b, h)?;
+        let (v_post, impulse, mass_n) = self.impulse(n, b, h)?;
         let (acc0, force0) = if self.rest_prediction {
             (SX::zeros(n_q, 1), self.resting_forces(&b.q, &b.gap, &mass_n)?)
         } else {
@@ -506,8 +491,8 @@ impl<'a> Builder<'a> {
         };
         let st = self.stages(n, &b.q, &v_post, (&acc0, &force0), h)?;
         let (q_pred, v_pred) = self.ahead(&b.q, &v_post, &acc0, 1.0);
-        let (q_next, off_q_end) = self.w.add(&format!("q_{}", n + 1), n_q, -INF, INF, q_pred);
-        let (v_next, off_v_end) = self.w.add(&format!("v_{}", n + 1), n_q, -INF, INF, v_pred);
+        let (q_next, _) = self.w.add("q_end", n_q, -INF, INF, q_pred);
+        let (v_next, _) = self.w.add("v_end", n_q, -INF, INF, v_pred);
         self.con.eq(q_next.try_sub(&b.q)? - h * SX::weighted_sum(&self.tableau.b, &st.v, n_q));
         self.con.eq(v_next.try_sub(&v_post)? - h * SX::weighted_sum(&self.tableau.b, &st.a, n_q));
         // Contact complementarity crossed over the element: the gaps at the stages
@@ -527,7 +512,7 @@ impl<'a> Builder<'a> {
         let n_f = self.n_f();
         let cone = if n_f > 0 { self.stage_friction(n, &b.q, &v_post, &st)? } else { vec![] };
         let end_gap = self.geo.gap(&q_next, &p)?;
-        let (gap_next, off_gap_end) = self.w.add(&format!("gap_end_{n}"), n_c, 0.0, INF, end_gap.clone());
+        let (gap_next, _) = self.w.add("gap_end", n_c, 0.0, INF, end_gap.clone());
         self.con.eq(&gap_next - end_gap);
         let gammas: Vec<SX> = st.friction.iter().map(|f| f.gamma.clone()).collect();
         let indicators = Indicators {
@@ -537,19 +522,11 @@ impl<'a> Builder<'a> {
             gamma: sum(&gammas, n_f),
             cone: sum(&cone, n_f),
         };
-        Ok(Element {
-            v_post,
-            impulse,
-            forces: st.force,
-            indicators,
-            off_v_post,
-            off_impulse,
-            off_q: st.off_q,
-            off_v: st.off_v,
-            off_force: st.off_force,
-            off_q_end,
-            off_v_end,
-            off_gap_end,
-        })
+        Ok(Element { v_post, impulse, forces: st.force, indicators })
     }
+}
+
+/// The name of an element's block `what` (`q`, `v`, `force`) at stage m: `q_stage_0`, ….
+pub(crate) fn stage_block(what: &str, m: usize) -> String {
+    format!("{what}_stage_{m}")
 }

@@ -5,6 +5,7 @@
 //! path constraints and tracking of the problem inside every element. It is the
 //! rigid bodies' [`Dcs`]: the state is x = (q, v), v the velocity before any impulse.
 
+use crate::element::stage_block;
 use crate::error::{ClsError, Result};
 use crate::geometry::Geometry;
 use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
@@ -111,16 +112,18 @@ impl Dcs for ClsGrid {
         for (e, ((k, m), w)) in elements.zip(&guesses).enumerate() {
             let kernel = self.kernel(e);
             let (mut lb, mut ub) = (kernel.lbw.clone(), kernel.ubw.clone());
-            let mut bound = |off: usize, from: usize| {
-                lb[off..off + n_q].copy_from_slice(&b.x_lower[from..from + n_q]);
-                ub[off..off + n_q].copy_from_slice(&b.x_upper[from..from + n_q]);
+            let mut bound = |name: &str, from: usize| -> fesd_discretization::Result<()> {
+                let at = kernel.block(name).map_err(wrap)?;
+                lb[at.clone()].copy_from_slice(&b.x_lower[from..from + n_q]);
+                ub[at].copy_from_slice(&b.x_upper[from..from + n_q]);
+                Ok(())
             };
-            bound(kernel.off_q_end, 0);
-            bound(kernel.off_v_end, n_q);
+            bound("q_end", 0)?;
+            bound("v_end", n_q)?;
             if b.at_stages {
-                for (&oq, &ov) in kernel.off_q.iter().zip(&kernel.off_v) {
-                    bound(oq, 0);
-                    bound(ov, n_q);
+                for m in 0..self.tableau.n_s() {
+                    bound(&stage_block("q", m), 0)?;
+                    bound(&stage_block("v", m), n_q)?;
                 }
             }
             t.add("element", Some(k), Some(m), &lb, &ub, w);
@@ -188,8 +191,8 @@ impl Dcs for ClsGrid {
 
     fn element_end_state(&self, table: &VariableTable, w: &[f64], element: (usize, usize)) -> Option<Vec<f64>> {
         let (off, k) = self.block(table, element)?;
-        let n_q = self.n_q;
-        let (q, v) = (w.get(off + k.off_q_end..off + k.off_q_end + n_q)?, w.get(off + k.off_v_end..off + k.off_v_end + n_q)?);
+        let (q, v) = (k.block("q_end").ok()?, k.block("v_end").ok()?);
+        let (q, v) = (w.get(off + q.start..off + q.end)?, w.get(off + v.start..off + v.end)?);
         Some([q, v].concat())
     }
 
@@ -213,15 +216,16 @@ impl Dcs for ClsGrid {
             reason: format!("no element block {element:?} of the right length"),
         };
         let (off, k) = self.block(table, element).ok_or_else(missing)?;
-        let mut put = |at: usize, x: &[f64]| {
-            w[off + at..off + at + n_q].copy_from_slice(&x[..n_q]);
+        let mut put = |name: &str, x: &[f64]| -> fesd_discretization::Result<()> {
+            let at = k.block(name).map_err(wrap)?;
+            w[off + at.start..off + at.end].copy_from_slice(&x[..n_q]);
+            Ok(())
         };
         for (m, x) in nodes.iter().enumerate() {
-            put(k.off_q[m], x);
-            put(k.off_v[m], &x[n_q..]);
+            put(&stage_block("q", m), x)?;
+            put(&stage_block("v", m), &x[n_q..])?;
         }
-        put(k.off_q_end, end);
-        put(k.off_v_end, &end[n_q..]);
-        Ok(())
+        put("q_end", end)?;
+        put("v_end", &end[n_q..])
     }
 }

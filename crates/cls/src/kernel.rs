@@ -16,13 +16,13 @@
 //! The right boundary `boundary(w) = (q_end, v_end, gap_end)` is read from `w`.
 
 use crate::blocks::vcat;
-use crate::element::{Boundary, Builder, Indicators};
+use crate::element::{stage_block, Boundary, Builder, Indicators};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::model::ClsModel;
 use crate::options::ClsOptions;
 use casadi::{Function, SX};
-use fesd_discretization::{DcsElement, StageTerms};
+use fesd_discretization::{DcsElement, StageTerms, VariableTable};
 use fesd_rk::ButcherTableau;
 
 /// One element kernel with the layout of its unknowns.
@@ -38,19 +38,10 @@ pub(crate) struct ElementKernel {
     pub ubg: Vec<f64>,
     /// Source line (in the element builder) of every row of `g`.
     pub row_origin: Vec<u32>,
-    pub off_q_end: usize,
-    pub off_v_end: usize,
-    pub off_gap_end: usize,
-    /// Offsets of the post-impact velocity and the normal impulses.
-    pub off_v_post: usize,
-    /// See `off_v_post`.
-    pub off_impulse: usize,
-    /// Offsets of the stage positions, velocities and normal forces.
-    pub off_q: Vec<usize>,
-    /// See `off_q`.
-    pub off_v: Vec<usize>,
-    /// See `off_q`.
-    pub off_force: Vec<usize>,
+    /// The element's unknowns by name, with their bounds: `v_post`, `impulse`,
+    /// `q_stage_m`, `v_stage_m`, `force_stage_m` (see [`stage_block`]), `q_end`, `v_end`,
+    /// `gap_end`, and the lifted and friction blocks.
+    pub table: VariableTable,
     /// Coordinates.
     pub n_q: usize,
     /// Rows of the indicator output: normal forces, gaps, boundary gap (n_c each),
@@ -85,10 +76,12 @@ pub(crate) fn element_kernel(
     let start = Boundary { q: q0.clone(), v: v0.clone(), gap: gap0.clone() };
     let e = b.element(usize::from(!first), &start, &h)?;
     let w = b.w.vector()?;
-    let slice = |off: usize| w.slice(off..off + n_q);
+    let slice = |name: &str| -> Result<SX> { Ok(w.slice(block(&b.w.table, name)?)?) };
     // The state x = (q, v) at the stages and at the element's end.
-    let stage_x = (0..tableau.n_s()).map(|m| Ok(SX::vertcat(&[&slice(e.off_q[m])?, &slice(e.off_v[m])?])?)).collect::<Result<Vec<SX>>>()?;
-    let x_end = SX::vertcat(&[&slice(e.off_q_end)?, &slice(e.off_v_end)?])?;
+    let stage_x = (0..tableau.n_s())
+        .map(|m| Ok(SX::vertcat(&[&slice(&stage_block("q", m))?, &slice(&stage_block("v", m))?])?))
+        .collect::<Result<Vec<SX>>>()?;
+    let x_end = SX::vertcat(&[&slice("q_end")?, &slice("v_end")?])?;
     let (quad, path) = match terms {
         Some(t) => (t.quadrature(&tableau.b, &stage_x, &u, &p, &data)? * &h, t.path(&stage_x, &x_end, &u, &p)?),
         None => (SX::scalar(0.0), Vec::new()),
@@ -119,20 +112,13 @@ pub(crate) fn element_kernel(
     Ok(ElementKernel {
         f,
         guess,
-        n_w: b.w.len,
-        lbw: b.w.lb,
-        ubw: b.w.ub,
+        n_w: b.w.table.len(),
+        lbw: b.w.table.lb.clone(),
+        ubw: b.w.table.ub.clone(),
         lbg: b.con.lb,
         ubg: b.con.ub,
         row_origin: b.con.origin,
-        off_q_end: e.off_q_end,
-        off_v_end: e.off_v_end,
-        off_gap_end: e.off_gap_end,
-        off_v_post: e.off_v_post,
-        off_impulse: e.off_impulse,
-        off_q: e.off_q,
-        off_v: e.off_v,
-        off_force: e.off_force,
+        table: b.w.table,
         n_q,
         n_c,
         n_f,
@@ -161,15 +147,20 @@ pub(crate) fn chained_guesses(
         let k = if e == 0 { first } else { inner };
         let input: Vec<f64> = q.iter().chain(&v).chain(&gap).chain(std::iter::once(h)).chain(u).chain(p).copied().collect();
         let guess = k.guess.eval_dense(&[&input])?.remove(0);
-        q = guess[k.off_q_end..k.off_q_end + k.n_q].to_vec();
-        v = guess[k.off_v_end..k.off_v_end + k.n_q].to_vec();
-        gap = guess[k.off_gap_end..k.off_gap_end + k.n_c].to_vec();
+        q = guess[k.block("q_end")?].to_vec();
+        v = guess[k.block("v_end")?].to_vec();
+        gap = guess[k.block("gap_end")?].to_vec();
         out.push(guess);
     }
     Ok(out)
 }
 
 impl ElementKernel {
+    /// The index range of the element's block `name` (see [`ElementKernel::table`]).
+    pub fn block(&self, name: &str) -> Result<std::ops::Range<usize>> {
+        block(&self.table, name)
+    }
+
     /// What each row of `g` is: the element builder's line that wrote it.
     fn row_names(&self) -> Vec<String> {
         self.row_origin.iter().map(|l| format!("element.rs:{l}")).collect()
@@ -179,10 +170,10 @@ impl ElementKernel {
 /// The rigid body's element as the chain drives it: `first` on the horizon's first
 /// element, `inner` on the others; the block of unknowns is `element`.
 pub(crate) fn dcs_element(first: &ElementKernel, inner: &ElementKernel) -> Result<DcsElement> {
-    let (n_q, n_c, n_f) = (inner.n_q, inner.n_c, inner.n_f);
+    let (n_c, n_f) = (inner.n_c, inner.n_f);
     let w = SX::sym("w", inner.n_w);
-    let rows = |off: usize, len: usize| w.slice(off..off + len);
-    let end = vcat(&[rows(inner.off_q_end, n_q)?, rows(inner.off_v_end, n_q)?, rows(inner.off_gap_end, n_c)?])?;
+    let rows = |name: &str| -> Result<SX> { Ok(w.slice(inner.block(name)?)?) };
+    let end = vcat(&[rows("q_end")?, rows("v_end")?, rows("gap_end")?])?;
     let boundary = Function::new("cls_boundary", &[("w", &w)], &[("b", &end)])?;
     let n_ind = 3 * n_c + 2 * n_f;
     let (ip, inx) = (SX::sym("ind_prev", n_ind), SX::sym("ind_next", n_ind));
@@ -216,4 +207,13 @@ fn switch_indicator(prev: &Indicators, next: &Indicators) -> Result<SX> {
         eta = eta * all.at(i)?;
     }
     Ok(eta)
+}
+
+/// The index range of block `name` (no interval, no element) of an element's table.
+fn block(table: &VariableTable, name: &str) -> Result<std::ops::Range<usize>> {
+    let b = table.block(name, None, None).ok_or_else(|| crate::error::ClsError::Model {
+        what: "element layout".into(),
+        reason: format!("no block {name} among the element's unknowns"),
+    })?;
+    Ok(b.offset..b.offset + b.len)
 }

@@ -27,6 +27,7 @@
 //! discretization layer's DCS-independent chain with one interval, as optimal
 //! control drives it with N.
 
+use crate::element::stage_block;
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::kernel::{chained_guesses, dcs_element, element_kernel, ElementKernel};
@@ -37,7 +38,8 @@ use fesd_discretization::{assemble_chain, ChainInputs, ChainOptions, StepEquilib
 use fesd_mpcc::Mpcc;
 use fesd_rk::ButcherTableau;
 
-/// Where the unknowns of each finite element sit in the MPCC's `w`.
+/// The sizes of a discretized step; where an element's unknowns sit in the MPCC's `w`
+/// is read by name with [`ClsStep::block`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClsLayout {
     /// Coordinates.
@@ -50,20 +52,6 @@ pub struct ClsLayout {
     pub n_s: usize,
     /// Index of τ_n = h_n / T (FESD only).
     pub tau: Option<Vec<usize>>,
-    /// Offset of the post-impact velocity v_n⁺ (n_q).
-    pub v_post: Vec<usize>,
-    /// Offset of the normal impulses Λ_n (n_c).
-    pub impulse: Vec<usize>,
-    /// Offsets of the stage positions, velocities (n_q each) per element and stage.
-    pub stage_q: Vec<Vec<usize>>,
-    /// See `stage_q`.
-    pub stage_v: Vec<Vec<usize>>,
-    /// Offsets of the stage normal forces (n_c) per element and stage.
-    pub stage_force: Vec<Vec<usize>>,
-    /// Offsets of the end position and pre-impact end velocity (n_q each).
-    pub q_end: Vec<usize>,
-    /// See `q_end`.
-    pub v_end: Vec<usize>,
     /// Length of w.
     pub n_w: usize,
 }
@@ -181,7 +169,7 @@ impl ClsStep {
             ],
         )?
         .expand()?;
-        let layout = layout(&table, &first, &inner, n_fe, tableau.n_s());
+        let layout = layout(&table, &inner, n_fe, tableau.n_s());
         Ok(ClsStep { mpcc, table, parameters, layout, outputs, gaps: geo.gaps, tableau, first, inner })
     }
 
@@ -223,42 +211,39 @@ impl ClsStep {
             }
         }
         let mut w = self.mpcc.w0.clone();
-        let mut put = |off: usize, val: &[f64]| w[off..off + val.len()].copy_from_slice(val);
         for n in 0..l.n_fe {
-            put(l.v_post[n], v0);
+            let mut put = |name: &str, val: &[f64]| -> Result<()> {
+                w[self.block(name, n)?].copy_from_slice(val);
+                Ok(())
+            };
+            put("v_post", v0)?;
             for m in 0..l.n_s {
-                put(l.stage_q[n][m], q0);
-                put(l.stage_v[n][m], v0);
+                put(&stage_block("q", m), q0)?;
+                put(&stage_block("v", m), v0)?;
             }
-            put(l.q_end[n], q0);
-            put(l.v_end[n], v0);
+            put("q_end", q0)?;
+            put("v_end", v0)?;
         }
         Ok(w)
     }
+
+    /// The indices in `w` of block `name` of element n: `v_post`, `impulse`,
+    /// `q_stage_m`, `v_stage_m`, `force_stage_m`, `q_end`, `v_end`, `gap_end` and the
+    /// element's lifted and friction blocks (its kernel's table, inside the horizon
+    /// table's block `element` of n).
+    pub fn block(&self, name: &str, n: usize) -> Result<std::ops::Range<usize>> {
+        let kernel = if n == 0 { &self.first } else { &self.inner };
+        let element = self.table.block("element", Some(0), Some(n)).ok_or_else(|| crate::error::ClsError::BadInput {
+            what: "element",
+            reason: format!("{n} is not an element of the step ({} elements)", self.layout.n_fe),
+        })?;
+        let inside = kernel.block(name)?;
+        Ok(element.offset + inside.start..element.offset + inside.end)
+    }
 }
 
-/// Absolute offsets of every element's unknowns in `table`.
-fn layout(table: &VariableTable, first: &ElementKernel, inner: &ElementKernel, n_fe: usize, n_s: usize) -> ClsLayout {
+/// The sizes of the step laid out by `table`.
+fn layout(table: &VariableTable, inner: &ElementKernel, n_fe: usize, n_s: usize) -> ClsLayout {
     let tau = table.indices("tau");
-    let elements: Vec<(usize, &ElementKernel)> =
-        (0..n_fe).map(|n| (table.block("element", Some(0), Some(n)).map_or(0, |b| b.offset), if n == 0 { first } else { inner })).collect();
-    let each = |f: &dyn Fn(&ElementKernel) -> usize| elements.iter().map(|(o, k)| o + f(k)).collect::<Vec<usize>>();
-    let stages = |f: &dyn Fn(&ElementKernel) -> &Vec<usize>| {
-        elements.iter().map(|(o, k)| f(k).iter().map(|x| o + x).collect()).collect::<Vec<Vec<usize>>>()
-    };
-    ClsLayout {
-        n_q: inner.n_q,
-        n_c: inner.n_c,
-        n_fe,
-        n_s,
-        tau: (!tau.is_empty()).then_some(tau),
-        v_post: each(&|k| k.off_v_post),
-        impulse: each(&|k| k.off_impulse),
-        stage_q: stages(&|k| &k.off_q),
-        stage_v: stages(&|k| &k.off_v),
-        stage_force: stages(&|k| &k.off_force),
-        q_end: each(&|k| k.off_q_end),
-        v_end: each(&|k| k.off_v_end),
-        n_w: table.len(),
-    }
+    ClsLayout { n_q: inner.n_q, n_c: inner.n_c, n_fe, n_s, tau: (!tau.is_empty()).then_some(tau), n_w: table.len() }
 }

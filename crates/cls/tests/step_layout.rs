@@ -29,6 +29,11 @@ fn guesses_written_by_layout_are_read_back_by_the_outputs() {
         assert_eq!(&v[b * 6..(b + 1) * 6], &v0, "v at boundary {b}");
     }
     assert_eq!(v_post, &v0.repeat(l.n_fe));
+    // The same unknowns by name: element 2's post-impact velocity, stage 1's positions.
+    assert_eq!(&w[step.block("v_post", 2).unwrap()], &v0);
+    assert_eq!(&w[step.block("q_stage_1", 2).unwrap()], &q0);
+    assert_eq!(step.block("impulse", 0).unwrap().len(), 5);
+    assert!(step.block("v_post", 3).is_err() && step.block("no_such_block", 0).is_err());
 
     // The predicted guess: contact-free motion with the start acceleration frozen,
     // element after element; the middle box (pushed by u, resting on the ground) is
