@@ -92,11 +92,6 @@ impl ElementCounts {
         }
         Ok(ElementCounts(fe))
     }
-
-    /// Elements per interval.
-    pub fn per_interval(&self) -> &[usize] {
-        &self.0
-    }
 }
 
 /// Read as the slice of counts (`fe[k]`, `fe.len()`, `fe.iter()`).

@@ -487,7 +487,8 @@ impl MpccSolver {
     /// and certified, the homotopy runs to the end and the finish is tried there.
     pub fn solve(&mut self) -> MpccResult {
         self.handed_over = None;
-        let finishing = self.formulation.active_set_finish && self.branch.is_some();
+        // The branch NLP exists exactly where the formulation asks for the finish.
+        let finishing = self.branch.is_some();
         let handover = finishing.then_some(self.opts.finish_handover).filter(|&h| h > self.opts.comp_tol);
         let homotopy = self.run_homotopy_with_fallback(handover);
         let first = self.finish(homotopy);
@@ -504,7 +505,7 @@ impl MpccSolver {
     /// becomes the finish's if its complementarity holds to comp_tol and its objective
     /// is not worse.
     fn finish(&mut self, mut result: MpccResult) -> MpccResult {
-        let (Some(branch), true) = (self.branch.as_mut(), self.formulation.active_set_finish) else { return result };
+        let Some(branch) = self.branch.as_mut() else { return result };
         let t = Instant::now();
         if branch.compiled.set_parameters(&self.p0).is_err() {
             return result;
