@@ -56,31 +56,4 @@ pub use fesd_rk as rk;
 pub use fesd_sim as sim;
 pub use ipopt;
 
-/// Model definitions by macro (a first part: named groups of variables).
-///
-/// `#[derive(Vars)]` on a struct generic over its entry type lays out its fields as one
-/// vector, in declaration order: the entry type itself is one entry, an array of it one
-/// per element, another `Vars` struct (or an array of them) its own entries.
-///
-/// ```
-/// use fesd::dsl::Vars;
-///
-/// #[derive(Vars, Debug, PartialEq)]
-/// struct Joint<T> { angle: T, rate: T }
-///
-/// #[derive(Vars, Debug, PartialEq)]
-/// struct Arm<T> { base: [T; 2], joints: [Joint<T>; 2], tip: T }
-///
-/// assert_eq!(Arm::<f64>::LEN, 7);
-/// assert_eq!(Arm::<f64>::names()[..4], ["base[0]", "base[1]", "joints[0].angle", "joints[0].rate"]);
-/// let x = Arm::unflatten(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]).unwrap();
-/// assert_eq!(x.joints[1].rate, 6.0);
-/// assert_eq!(x.flatten(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-/// assert!(Arm::<f64>::unflatten(&[1.0]).is_err());
-/// let labels = x.map(&mut |v| format!("{v}"));
-/// assert_eq!(labels.tip, "7");
-/// ```
-pub mod dsl {
-    pub use fesd_dsl::Vars;
-    pub use fesd_vars::{field_name, LenError, Vars};
-}
+pub mod dsl;

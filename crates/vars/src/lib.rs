@@ -120,3 +120,47 @@ pub fn field_name(field: &str, inner: &str) -> String {
         Some(_) => format!("{field}.{inner}"),
     }
 }
+
+/// The group of no entries: the controls or parameters of a model that has none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Empty<T>(std::marker::PhantomData<T>);
+
+impl<T> Vars<T> for Empty<T> {
+    type Rebind<U> = Empty<U>;
+    const LEN: usize = 0;
+
+    fn names() -> Vec<String> {
+        Vec::new()
+    }
+
+    fn flatten_into(&self, _out: &mut Vec<T>)
+    where
+        T: Clone,
+    {
+    }
+
+    fn take(_values: &mut dyn Iterator<Item = T>) -> Option<Self> {
+        Some(Empty(std::marker::PhantomData))
+    }
+
+    fn map<U>(self, _f: &mut dyn FnMut(T) -> U) -> Empty<U> {
+        Empty(std::marker::PhantomData)
+    }
+}
+
+/// A group of trajectories (`X<Vec<f64>>`) from rows of values, one row per time point
+/// as simulation and OCP results hold them (`r.x[k][i]`): entry `i`'s trajectory is
+/// column `i`.
+pub trait FromColumns: Vars<Vec<f64>> {
+    /// Every row must have [`Vars::LEN`] values; the first row that does not is the
+    /// error.
+    fn from_columns(rows: &[Vec<f64>]) -> Result<Self, LenError> {
+        if let Some(bad) = rows.iter().find(|r| r.len() != Self::LEN) {
+            return Err(LenError { expected: Self::LEN, got: bad.len() });
+        }
+        let columns: Vec<Vec<f64>> = (0..Self::LEN).map(|i| rows.iter().map(|r| r[i]).collect()).collect();
+        Self::unflatten(&columns)
+    }
+}
+
+impl<V: Vars<Vec<f64>>> FromColumns for V {}

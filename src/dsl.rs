@@ -1,0 +1,468 @@
+//! Model definitions by macro: `pss_model!`, `cls_model!` and `#[derive(Vars)]`.
+//!
+//! The macros (crate `fesd-dsl`) parse, check and expand a model written by name into
+//! the builder calls one would write by hand (`PssModel::new(x).with_subsystem(..)`,
+//! `ClsModel::new(q, v).with_contact(..)`, `Ocp::new(..)` and its fields), so a macro
+//! model builds the same graph and hits the same kernel cache. What they add: names
+//! instead of indices, errors at compile time on the offending token (an unknown name
+//! with the nearest known one, a sign row or list of the wrong length, a region over an
+//! undefined switching function, a control in a terminal term, …), and results read by
+//! name (`sol.x.v[k]`).
+//!
+//! In symbolic expressions (switching functions, dynamics, costs, constraints) the
+//! operators `+ - * /` become checked operations carrying their source line: a shape
+//! mismatch is a [`ModelError::Casadi`](crate::model::ModelError::Casadi) naming
+//! `file:line`, not a panic. Bounds, defaults, restitution and friction are plain Rust
+//! `f64` expressions. The [`prelude`] is in scope inside the macros.
+//!
+//! # A switched system and its optimal control problem
+//!
+//! ```no_run
+//! use fesd::dsl::pss_model;
+//! use fesd::ocp::OcpSolver;
+//!
+//! pss_model! {
+//!     /// Time-optimal car with a turbo: u acts three times as strongly above v = 10.
+//!     pub CarTurbo(n: usize, n_fe: usize) {
+//!         states    { q, v in -20.0..=20.0 }
+//!         controls  { u in -5.0..=5.0 }
+//!         switching { c = v - 10.0 }
+//!         regions   { turbo: c > 0 => [v, u * 3.0], normal: c < 0 => [v, u] }
+//!         ocp time_optimal {
+//!             intervals n, elements n_fe, horizon free(1.0..=30.0, guess 15.0),
+//!             x0 [0.0, 0.0], minimize T, terminal { q == 200.0, v == 0.0 },
+//!         }
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let car = CarTurbo::new(10, 3)?;
+//! let r = OcpSolver::new(&car.time_optimal()?)?.solve()?;
+//! let sol = CarTurbo::solution(&r)?;
+//! assert!((sol.t_final - 40.0 / 3.0).abs() < 1e-6);
+//! println!("top speed {}", sol.x.v.iter().fold(0.0_f64, |a, b| a.max(*b)));
+//! # Ok(()) }
+//! ```
+//!
+//! # A simulation, regions as sets, dynamics per state
+//!
+//! ```
+//! use fesd::dsl::pss_model;
+//! use fesd::model::Representation;
+//! use fesd::sim::{Simulator, SimulatorOptions};
+//!
+//! pss_model! {
+//!     /// A relay with drift: ẋ = drift − sign(x), sliding on x = 0 for |drift| < 1.
+//!     Relay(drift: f64) {
+//!         states    { x }
+//!         switching { c = x }
+//!         regions   {
+//!             above: c > 0 => { der(x) = drift - 1.0 },
+//!             below: !(c > 0) => { der(x) = drift + 1.0 },
+//!         }
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let relay = Relay::new(0.5)?;
+//! let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 10, ..Default::default() };
+//! opts.fesd.representation = Representation::Step; // set regions have no Stewart indicators
+//! let r = Simulator::new(&relay.model, opts)?.simulate(&[0.3], &[], &[])?;
+//! let traj = Relay::trajectory(&r)?;
+//! assert!((traj.x.x[0] - 0.3).abs() < 1e-12);
+//! // x reaches 0 at t = 0.3 / 0.5 = 0.6 and slides on x = 0 afterwards.
+//! assert!(traj.x.x.last().unwrap().abs() < 1e-6);
+//! # Ok(()) }
+//! ```
+//!
+//! # Rigid bodies
+//!
+//! ```
+//! use fesd::dsl::cls_model;
+//! use fesd::cls::ClsModel;
+//! use fesd::sim::{Simulator, SimulatorOptions};
+//!
+//! cls_model! {
+//!     /// A ball dropped on a table: gap y, Newton restitution `eps`.
+//!     Ball(eps: f64) {
+//!         const G = 9.81;
+//!         q { y }
+//!         v { vy }
+//!         forces [-G]
+//!         contacts { table: gap y, restitution eps }
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let ball = Ball::new(1.0)?;
+//! let opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 4, ..Default::default() };
+//! let r = Simulator::<ClsModel>::new(&ball.model, opts)?.simulate_from(&[0.8], &[0.0], &[], &[])?;
+//! let traj = Ball::trajectory(&r)?;
+//! assert!((r.impacts[0].time - (2.0 * 0.8 / 9.81_f64).sqrt()).abs() < 1e-6);
+//! assert!(traj.q.y.iter().all(|y| *y > -1e-9));
+//! # Ok(()) }
+//! ```
+//!
+//! # Named groups
+//!
+//! `#[derive(Vars)]` on a struct generic over its entry type lays out its fields as one
+//! vector, in declaration order: the entry type itself is one entry, an array of it one
+//! per element, another `Vars` struct (or an array of them) its own entries. The same
+//! struct holds symbols ([`Symbols::symbols`]), numbers, and trajectories
+//! ([`FromColumns::from_columns`]).
+//!
+//! ```
+//! use fesd::dsl::{FromColumns, Symbols, Vars};
+//!
+//! #[derive(Vars, Debug, PartialEq)]
+//! struct Joint<T> { angle: T, rate: T }
+//!
+//! #[derive(Vars, Debug, PartialEq)]
+//! struct Arm<T> { base: [T; 2], joints: [Joint<T>; 2], tip: T }
+//!
+//! assert_eq!(Arm::<f64>::LEN, 7);
+//! assert_eq!(Arm::<f64>::names()[..4], ["base[0]", "base[1]", "joints[0].angle", "joints[0].rate"]);
+//! let x = Arm::unflatten(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]).unwrap();
+//! assert_eq!(x.joints[1].rate, 6.0);
+//! assert_eq!(x.flatten(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+//! assert!(Arm::<f64>::unflatten(&[1.0]).is_err());
+//! let labels = x.map(&mut |v| format!("{v}"));
+//! assert_eq!(labels.tip, "7");
+//!
+//! let sym = Arm::symbols("x").unwrap();
+//! assert_eq!(sym.tip.to_string(), "x_6");
+//! let rows = vec![vec![0.0; 7], vec![1.0; 7]];
+//! assert_eq!(Arm::from_columns(&rows).unwrap().joints[0].rate, [0.0, 1.0]);
+//! assert!(Arm::from_columns(&[vec![0.0; 6]]).is_err());
+//! ```
+
+pub use fesd_dsl::{cls_model, pss_model, Vars};
+pub use fesd_vars::{field_name, Empty, FromColumns, LenError, Vars};
+
+use casadi::SX;
+
+/// Symbols for a group: one `SX::sym(name, LEN)` split into its entries (an entry of
+/// an array field is one scalar symbol; `x_0, x_1, …` as the builder names them).
+pub trait Symbols: Vars<SX> {
+    /// The group's symbols, named `name_0 … name_{LEN−1}` in flattening order.
+    fn symbols(name: &str) -> Result<Self, casadi::Error> {
+        let entries = SX::sym(name, Self::LEN).entries()?;
+        Self::unflatten(&entries).map_err(|e| casadi::Error::InvalidArgument(e.to_string()))
+    }
+}
+
+impl<V: Vars<SX>> Symbols for V {}
+
+/// What the model macros bring into scope: the group traits, `SX`, and math on
+/// expressions and numbers (`sin(v)`, `dot(q, q)?`).
+pub mod prelude {
+    pub use super::{FromColumns, Symbols, Vars};
+    pub use casadi::SX;
+
+    /// A scalar or an expression, as the math helpers take it: `f64`, `i32`, `SX`, `&SX`.
+    pub trait Operand {
+        /// The value as an expression.
+        fn into_sx(self) -> SX;
+    }
+
+    impl Operand for f64 {
+        fn into_sx(self) -> SX {
+            SX::scalar(self)
+        }
+    }
+
+    impl Operand for i32 {
+        fn into_sx(self) -> SX {
+            SX::scalar(f64::from(self))
+        }
+    }
+
+    impl Operand for SX {
+        fn into_sx(self) -> SX {
+            self
+        }
+    }
+
+    impl Operand for &SX {
+        fn into_sx(self) -> SX {
+            self.clone()
+        }
+    }
+
+    /// Defines elementwise functions of one operand.
+    macro_rules! unary {
+        ($($name:ident: $doc:literal),* $(,)?) => {$(
+            #[doc = $doc]
+            pub fn $name(x: impl Operand) -> SX {
+                x.into_sx().$name()
+            }
+        )*};
+    }
+
+    unary! {
+        sin: "Elementwise sine.",
+        cos: "Elementwise cosine.",
+        tan: "Elementwise tangent.",
+        exp: "Elementwise exponential.",
+        log: "Elementwise natural logarithm.",
+        sqrt: "Elementwise square root.",
+        abs: "Elementwise absolute value.",
+        tanh: "Elementwise hyperbolic tangent.",
+        sign: "Elementwise sign (−1, 0, 1).",
+    }
+
+    /// Elementwise power with a constant exponent.
+    pub fn powf(x: impl Operand, exponent: f64) -> SX {
+        x.into_sx().powf(exponent)
+    }
+
+    /// Elementwise `atan2(y, x)`; an error if the shapes differ.
+    pub fn atan2(y: impl Operand, x: impl Operand) -> Result<SX, casadi::Error> {
+        y.into_sx().atan2(&x.into_sx())
+    }
+
+    /// Inner product `Σ a_ij b_ij`; an error if the shapes differ.
+    pub fn dot(a: impl Operand, b: impl Operand) -> Result<SX, casadi::Error> {
+        a.into_sx().dot(&b.into_sx())
+    }
+
+    /// Matrix product; an error if the inner dimensions differ.
+    pub fn mtimes(a: impl Operand, b: impl Operand) -> Result<SX, casadi::Error> {
+        a.into_sx().mtimes(&b.into_sx())
+    }
+
+    /// The matrix of these rows (each of the same length).
+    pub fn matrix<const C: usize>(rows: &[[f64; C]]) -> Result<SX, casadi::Error> {
+        let rows: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+        SX::from_rows(&rows)
+    }
+}
+
+/// What expanded macro code calls; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::prelude::Operand;
+    use casadi::{Error, SX};
+
+    pub use crate::{casadi, cls, model, ocp, sim};
+
+    /// An arithmetic operator.
+    #[derive(Clone, Copy)]
+    pub enum Op {
+        /// `+`
+        Add,
+        /// `-`
+        Sub,
+        /// `*`
+        Mul,
+        /// `/`
+        Div,
+    }
+
+    /// `self op rhs`: numbers stay numbers, anything with an expression is a checked
+    /// expression whose error names `at`.
+    pub trait Arith<R> {
+        /// `f64` or `SX`.
+        type Output;
+        /// The operation.
+        fn arith(self, op: Op, rhs: R, at: &'static str) -> Result<Self::Output, Error>;
+    }
+
+    fn numbers(a: f64, op: Op, b: f64) -> f64 {
+        match op {
+            Op::Add => a + b,
+            Op::Sub => a - b,
+            Op::Mul => a * b,
+            Op::Div => a / b,
+        }
+    }
+
+    fn expressions(a: SX, op: Op, b: SX, at: &'static str) -> Result<SX, Error> {
+        let r = match op {
+            Op::Add => a.try_add(&b),
+            Op::Sub => a.try_sub(&b),
+            Op::Mul => a.try_mul(&b),
+            Op::Div => a.try_div(&b),
+        };
+        located(r, at)
+    }
+
+    /// Implements `Arith` for a pair of number types.
+    macro_rules! numbers {
+        ($($a:ty, $b:ty);*) => {$(
+            impl Arith<$b> for $a {
+                type Output = f64;
+                fn arith(self, op: Op, rhs: $b, _at: &'static str) -> Result<f64, Error> {
+                    Ok(numbers(f64::from(self), op, f64::from(rhs)))
+                }
+            }
+        )*};
+    }
+    numbers!(f64, f64; f64, i32; i32, f64; i32, i32);
+
+    /// Implements `Arith` for a number on the left of an expression.
+    macro_rules! number_left {
+        ($($a:ty),*) => {$(
+            impl Arith<SX> for $a {
+                type Output = SX;
+                fn arith(self, op: Op, rhs: SX, at: &'static str) -> Result<SX, Error> {
+                    expressions(self.into_sx(), op, rhs, at)
+                }
+            }
+            impl Arith<&SX> for $a {
+                type Output = SX;
+                fn arith(self, op: Op, rhs: &SX, at: &'static str) -> Result<SX, Error> {
+                    expressions(self.into_sx(), op, rhs.clone(), at)
+                }
+            }
+        )*};
+    }
+    number_left!(f64, i32);
+
+    impl<R: Operand> Arith<R> for SX {
+        type Output = SX;
+        fn arith(self, op: Op, rhs: R, at: &'static str) -> Result<SX, Error> {
+            expressions(self, op, rhs.into_sx(), at)
+        }
+    }
+
+    impl<R: Operand> Arith<R> for &SX {
+        type Output = SX;
+        fn arith(self, op: Op, rhs: R, at: &'static str) -> Result<SX, Error> {
+            expressions(self.clone(), op, rhs.into_sx(), at)
+        }
+    }
+
+    /// `r` with `at` (`file:line`) added to its error.
+    pub fn located<T>(r: Result<T, Error>, at: &'static str) -> Result<T, Error> {
+        r.map_err(|e| match e {
+            Error::Casadi(m) => Error::Casadi(format!("{m} (at {at})")),
+            Error::InvalidArgument(m) => Error::InvalidArgument(format!("{m} (at {at})")),
+            other => other,
+        })
+    }
+
+    /// A scalar or expression as an expression.
+    pub fn sx(v: impl Operand) -> SX {
+        v.into_sx()
+    }
+
+    /// `e` as the `rows × 1` entry named `what`; its shape is checked here, so an error
+    /// names the entry and `at` instead of a whole stacked vector.
+    pub fn entry(e: impl Operand, rows: usize, what: &str, at: &'static str) -> Result<SX, Error> {
+        let e = e.into_sx();
+        if e.shape() != (rows, 1) {
+            return Err(Error::InvalidArgument(format!("{what} is {}x{}, expected {rows}x1 (at {at})", e.nrow(), e.ncol())));
+        }
+        Ok(e)
+    }
+
+    /// The entries stacked into one column.
+    pub fn column(entries: &[SX]) -> Result<SX, Error> {
+        if entries.is_empty() {
+            return Ok(SX::zeros(0, 1));
+        }
+        SX::vertcat(&entries.iter().collect::<Vec<_>>())
+    }
+
+    /// The matrix of these rows of scalar entries.
+    pub fn rows(rows: &[Vec<SX>], at: &'static str) -> Result<SX, Error> {
+        let rows: Vec<SX> = rows.iter().map(|r| SX::horzcat(&r.iter().collect::<Vec<_>>())).collect::<Result<_, _>>()?;
+        located(SX::vertcat(&rows.iter().collect::<Vec<_>>()), at)
+    }
+
+    /// A group's symbols from the model's symbol vector (one scalar per entry).
+    pub fn group<G: super::Vars<SX>>(s: &SX) -> Result<G, Error> {
+        G::unflatten(&s.entries()?).map_err(|e| Error::InvalidArgument(e.to_string()))
+    }
+
+    /// Numbers a bound or value is given as: one number for every entry, or a list.
+    pub trait Bound {
+        /// `n` values; `at` names the source of a wrong length.
+        fn values(self, n: usize, at: &'static str) -> Result<Vec<f64>, Error>;
+    }
+
+    impl Bound for f64 {
+        fn values(self, n: usize, _at: &'static str) -> Result<Vec<f64>, Error> {
+            Ok(vec![self; n])
+        }
+    }
+
+    impl Bound for i32 {
+        fn values(self, n: usize, _at: &'static str) -> Result<Vec<f64>, Error> {
+            Ok(vec![f64::from(self); n])
+        }
+    }
+
+    impl Bound for &[f64] {
+        fn values(self, n: usize, at: &'static str) -> Result<Vec<f64>, Error> {
+            if self.len() != n {
+                return Err(Error::InvalidArgument(format!("{} values given for {n} entries (at {at})", self.len())));
+            }
+            Ok(self.to_vec())
+        }
+    }
+
+    impl<const N: usize> Bound for [f64; N] {
+        fn values(self, n: usize, at: &'static str) -> Result<Vec<f64>, Error> {
+            self.as_slice().values(n, at)
+        }
+    }
+
+    impl Bound for Vec<f64> {
+        fn values(self, n: usize, at: &'static str) -> Result<Vec<f64>, Error> {
+            self.as_slice().values(n, at)
+        }
+    }
+
+    impl Bound for &Vec<f64> {
+        fn values(self, n: usize, at: &'static str) -> Result<Vec<f64>, Error> {
+            self.as_slice().values(n, at)
+        }
+    }
+
+    /// `lower ≤ e ≤ upper` as the expression and one bound per row (±∞ where none).
+    pub fn relation(
+        e: impl Operand,
+        lower: Option<impl Bound>,
+        upper: Option<impl Bound>,
+        at: &'static str,
+    ) -> Result<(SX, Vec<f64>, Vec<f64>), Error> {
+        let e = e.into_sx();
+        if e.ncol() != 1 {
+            return Err(Error::InvalidArgument(format!("a constraint must be a column vector, got {}x{} (at {at})", e.nrow(), e.ncol())));
+        }
+        let n = e.nrow();
+        let lower = match lower {
+            Some(b) => b.values(n, at)?,
+            None => vec![f64::NEG_INFINITY; n],
+        };
+        let upper = match upper {
+            Some(b) => b.values(n, at)?,
+            None => vec![f64::INFINITY; n],
+        };
+        Ok((e, lower, upper))
+    }
+
+    /// Relations stacked into one: expressions one above the other, bounds concatenated.
+    pub fn stack(list: Vec<(SX, Vec<f64>, Vec<f64>)>) -> Result<(SX, Vec<f64>, Vec<f64>), Error> {
+        let exprs: Vec<SX> = list.iter().map(|r| r.0.clone()).collect();
+        let lower = list.iter().flat_map(|r| r.1.iter().copied()).collect();
+        let upper = list.iter().flat_map(|r| r.2.iter().copied()).collect();
+        Ok((column(&exprs)?, lower, upper))
+    }
+
+    /// Rows of `(q, v)` split after `n_q` values.
+    pub fn split_rows(rows: &[Vec<f64>], n_q: usize) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), super::LenError> {
+        let mut q = Vec::with_capacity(rows.len());
+        let mut v = Vec::with_capacity(rows.len());
+        for r in rows {
+            if r.len() < n_q {
+                return Err(super::LenError { expected: n_q, got: r.len() });
+            }
+            q.push(r[..n_q].to_vec());
+            v.push(r[n_q..].to_vec());
+        }
+        Ok((q, v))
+    }
+}

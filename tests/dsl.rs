@@ -1,0 +1,257 @@
+//! The model macros build what the builder builds: the same results to 1e-12, the
+//! same kernels (the second build is a cache hit, no compiler run), results read by
+//! name; set-expression regions against a hand-written sign matrix.
+
+use fesd::cls::models::bouncing_ball;
+use fesd::cls::ClsModel;
+use fesd::dsl::{cls_model, pss_model, Vars};
+use fesd::model::{PssModel, Representation, Subsystem};
+use fesd::mpcc::{CompileOptions, Kernels};
+use fesd::ocp::{problems, Ocp, OcpSolver};
+use fesd::sim::{models, Simulator, SimulatorOptions};
+
+pss_model! {
+    /// The FESD paper's oscillator: spirals out inside the unit circle, in outside.
+    Oscillator {
+        const W = 2.0 * std::f64::consts::PI;
+        states    { x: 2 }
+        switching { c = dot(x, x) - 1.0 }
+        regions   {
+            outside: [+] => [mtimes(matrix(&[[1.0, W], [-W, 1.0]])?, x)],
+            inside:  [-] => [mtimes(matrix(&[[1.0, -W], [W, 1.0]])?, x)],
+        }
+    }
+}
+
+pss_model! {
+    /// Time-optimal car with a turbo.
+    pub CarTurbo(n: usize, n_fe: usize, representation: Representation) {
+        states    { q, v in -20.0..=20.0 }
+        controls  { u in -5.0..=5.0 }
+        switching { c = v - 10.0 }
+        regions   { turbo: c > 0 => [v, u * 3.0], normal: c < 0 => [v, u * 1.0] }
+        ocp time_optimal {
+            intervals n, elements n_fe, horizon free(1.0..=30.0, guess 15.0),
+            x0 [0.0, 0.0], minimize T, terminal { q == 200.0, v == 0.0 },
+            options.fesd.representation = representation,
+        }
+    }
+}
+
+cls_model! {
+    /// The 1-D bouncing ball.
+    Ball(eps: f64) {
+        const G = 9.81;
+        q { y }
+        v { vy }
+        forces [-G]
+        contacts { ground: gap y, restitution eps }
+    }
+}
+
+fn oscillator_options() -> SimulatorOptions {
+    let t_end = std::f64::consts::FRAC_PI_2;
+    let mut opts: SimulatorOptions = SimulatorOptions { step: t_end / 29.0, n_steps: 29, ..Default::default() };
+    opts.fesd.n_s = 3;
+    opts.fesd.n_fe = 2;
+    opts
+}
+
+fn max_difference(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().flatten().zip(b.iter().flatten()).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max)
+}
+
+fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max)
+}
+
+#[test]
+fn the_oscillator_simulates_as_the_builder_model() {
+    let built = models::oscillator().unwrap();
+    let osc = Oscillator::new().unwrap();
+    let x0 = models::oscillator_x0();
+    let a = Simulator::new(&built, oscillator_options()).unwrap().simulate(&x0, &[], &[]).unwrap();
+    let b = Simulator::new(&osc.model, oscillator_options()).unwrap().simulate(&x0, &[], &[]).unwrap();
+    assert!(a.completed && b.completed);
+    assert!(max_diff(&a.switch_times, &b.switch_times) <= 1e-12, "{:?} vs {:?}", a.switch_times, b.switch_times);
+    assert!(max_diff(a.x_final(), b.x_final()) <= 1e-12);
+    assert!(max_diff(&a.t, &b.t) <= 1e-12 && max_diff(&a.h, &b.h) <= 1e-12);
+    assert!(max_difference(&a.x, &b.x) <= 1e-12);
+    // The switch at t = 1 (FORMULATION §7), read by name.
+    assert!((b.switch_times[0] - 1.0).abs() < 1e-6);
+    let traj = Oscillator::trajectory(&b).unwrap();
+    for (k, row) in b.x.iter().enumerate() {
+        assert_eq!([traj.x.x[0][k], traj.x.x[1][k]], [row[0], row[1]]);
+    }
+}
+
+#[test]
+fn the_car_ocp_solves_as_the_builder_ocp_from_the_same_kernels() {
+    for representation in [Representation::Stewart, Representation::Step] {
+        let dir = tempfile::tempdir().unwrap();
+        let compile = CompileOptions { cache_dir: Some(dir.path().to_path_buf()), ..CompileOptions::default() };
+        let solve = |ocp: &Ocp| {
+            let mut ocp = ocp.clone();
+            ocp.options.kernels = Kernels::Compiled;
+            let mut solver = OcpSolver::with_compile_options(&ocp, &compile).unwrap();
+            let r = solver.solve().unwrap();
+            (solver.build_report(), r)
+        };
+        let (_, a) = solve(&problems::car_turbo(10, 3, representation).unwrap());
+        let runs = fesd::codegen::compiler_runs();
+        let car = CarTurbo::new(10, 3, representation).unwrap();
+        let (report, b) = solve(&car.time_optimal().unwrap());
+        assert!(report.cache_hit, "{representation:?}: {report:?}");
+        assert_eq!(fesd::codegen::compiler_runs(), runs, "no compiler run for the macro's model");
+        assert!(a.status.is_converged() && b.status.is_converged());
+        assert!((a.t_final - b.t_final).abs() <= 1e-12 && (b.t_final - 40.0 / 3.0).abs() < 1e-6, "{} vs {}", a.t_final, b.t_final);
+        assert!(max_difference(&a.x, &b.x) <= 1e-12 && max_difference(&a.u, &b.u) <= 1e-12 && max_diff(&a.h, &b.h) <= 1e-12);
+        let sol = CarTurbo::solution(&b).unwrap();
+        for (k, row) in b.x.iter().enumerate() {
+            assert_eq!((sol.x.q[k], sol.x.v[k]), (row[0], row[1]));
+        }
+        for (k, row) in b.u.iter().enumerate() {
+            assert_eq!(sol.u.u[k], row[0]);
+        }
+        assert_eq!(sol.t_final, b.t_final);
+    }
+}
+
+#[test]
+fn the_car_ocp_has_the_builder_ocps_fields() {
+    let car = CarTurbo::new(10, 3, Representation::Step).unwrap();
+    let (a, b) = (problems::car_turbo(10, 3, Representation::Step).unwrap(), car.time_optimal().unwrap());
+    assert_eq!(a.horizon, b.horizon);
+    assert_eq!((&a.x0, a.time_cost, a.n_intervals), (&b.x0, b.time_cost, b.n_intervals));
+    assert_eq!((&a.u_lower, &a.u_upper, &a.u_guess), (&b.u_lower, &b.u_upper, &b.u_guess));
+    assert_eq!((&a.x_lower, &a.x_upper), (&b.x_lower, &b.x_upper));
+    assert_eq!(a.options, b.options);
+    let (ta, tb) = (a.terminal.unwrap(), b.terminal.unwrap());
+    assert_eq!((ta.lower, ta.upper), (tb.lower, tb.upper));
+    let (lo, hi) = car.x_bounds();
+    assert_eq!((lo.flatten(), hi.flatten()), (vec![f64::NEG_INFINITY, -20.0], vec![f64::INFINITY, 20.0]));
+}
+
+#[test]
+fn the_bouncing_ball_simulates_as_the_builder_model() {
+    let opts = || SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 20, ..Default::default() };
+    let a = Simulator::<ClsModel>::new(&bouncing_ball(1.0), opts()).unwrap().simulate_from(&[0.8], &[0.0], &[], &[]).unwrap();
+    let ball = Ball::new(1.0).unwrap();
+    let b = Simulator::<ClsModel>::new(&ball.model, opts()).unwrap().simulate_from(&[0.8], &[0.0], &[], &[]).unwrap();
+    assert!(a.failed_steps().is_empty() && b.failed_steps().is_empty());
+    assert_eq!(a.impacts.len(), b.impacts.len());
+    for (p, q) in a.impacts.iter().zip(&b.impacts) {
+        assert!((p.time - q.time).abs() <= 1e-12);
+    }
+    assert!(max_diff(a.q_final(), b.q_final()) <= 1e-12 && max_diff(a.v_final(), b.v_final()) <= 1e-12);
+    assert!(max_difference(&a.q, &b.q) <= 1e-12 && max_difference(&a.v, &b.v) <= 1e-12);
+    assert!((b.impacts[0].time - 0.4038550).abs() < 1e-6);
+    let traj = Ball::trajectory(&b).unwrap();
+    for (k, (q, v)) in b.q.iter().zip(&b.v).enumerate() {
+        assert_eq!((traj.q.y[k], traj.v.vy[k]), (q[0], v[0]));
+    }
+}
+
+pss_model! {
+    /// Eight switching functions c_j = x_j; the regions as set expressions.
+    Sets {
+        states    { x: 8 }
+        switching {
+            c0 = x.at(0)?, c1 = x.at(1)?, c2 = x.at(2)?, c3 = x.at(3)?,
+            c4 = x.at(4)?, c5 = x.at(5)?, c6 = x.at(6)?, c7 = x.at(7)?,
+        }
+        regions {
+            a: c0 > 0 && !(c1 > 0 && c2 > 0) => [ones(0.5)],
+            b: c0 > 0 && c1 > 0 && c2 > 0 => [ones(1.0)],
+            c: c0 < 0 && (c3 > 0 || c4 > 0) => [ones(0.25)],
+            d: c0 < 0 && !(c3 > 0 || c4 > 0) && (c5 > 0 && c6 > 0 || c7 < 0) => [ones(2.0)],
+            e: c0 < 0 && !(c3 > 0 || c4 > 0) && !(c5 > 0 && c6 > 0 || c7 < 0) => [ones(-0.5)],
+        }
+    }
+}
+
+/// The same value in all eight states' derivatives (a test helper called inside the macro).
+fn ones(v: f64) -> casadi::SX {
+    casadi::SX::from_slice(&[v; 8])
+}
+
+/// The regions of `Sets` as a sign matrix over the 8 signs: every region split into its
+/// sign patterns, written by hand.
+fn sets_by_sign_matrix() -> PssModel {
+    use fesd::casadi::SX;
+    let x = SX::sym("x", 8);
+    let c = x.clone();
+    let mut rows = Vec::new();
+    let mut f = Vec::new();
+    // a: c0 > 0 and (c1 < 0 or c2 < 0)
+    for (s1, s2) in [(-1, 1), (-1, -1), (1, -1)] {
+        rows.push(vec![1, s1, s2, 0, 0, 0, 0, 0]);
+        f.push(ones(0.5));
+    }
+    rows.push(vec![1, 1, 1, 0, 0, 0, 0, 0]);
+    f.push(ones(1.0));
+    // c: c0 < 0 and (c3 > 0 or c4 > 0)
+    for (s3, s4) in [(1, 1), (1, -1), (-1, 1)] {
+        rows.push(vec![-1, 0, 0, s3, s4, 0, 0, 0]);
+        f.push(ones(0.25));
+    }
+    // d, e: c0 < 0, c3 < 0, c4 < 0, split by (c5 > 0 ∧ c6 > 0) ∨ c7 < 0
+    for s5 in [1, -1] {
+        for s6 in [1, -1] {
+            for s7 in [1, -1] {
+                let inside = (s5 > 0 && s6 > 0) || s7 < 0;
+                rows.push(vec![-1, 0, 0, -1, -1, s5, s6, s7]);
+                f.push(ones(if inside { 2.0 } else { -0.5 }));
+            }
+        }
+    }
+    PssModel::new(x).with_subsystem(Subsystem::new(c, rows, f))
+}
+
+#[test]
+fn set_regions_partition_and_simulate_as_the_sign_matrix() {
+    use fesd::casadi::{Function, SX};
+    let sets = Sets::new().unwrap();
+    // θ of every region from α = (1 + sign-ish) / 2 at random points: sums to 1.
+    let fesd::model::Regions::Sets(list) = &sets.model.subsystems[0].regions else { panic!("set regions expected") };
+    let alpha = SX::sym("a", 8);
+    let a = alpha.entries().unwrap();
+    let theta: Vec<SX> = list.iter().map(|r| r.theta(&a)).collect();
+    let sum = theta.iter().skip(1).fold(theta[0].clone(), |acc, t| &acc + t);
+    let f = Function::new("sum", &[("alpha", &alpha)], &[("sum", &sum)]).unwrap();
+    let mut seed = 7u64;
+    for _ in 0..50 {
+        let point: Vec<f64> = (0..8)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 11) as f64 / (1u64 << 53) as f64
+            })
+            .collect();
+        let s = f.eval_dense(&[&point]).unwrap()[0][0];
+        assert!((s - 1.0).abs() < 1e-12, "θ sums to {s}");
+    }
+    // Set regions have no Stewart indicators: the step representation for both.
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 8, ..Default::default() };
+    opts.fesd.n_fe = 2;
+    opts.fesd.representation = Representation::Step;
+    let x0 = [0.3, -0.2, 0.4, -0.1, -0.3, 0.2, 0.5, 0.1];
+    let hand = Simulator::new(&sets_by_sign_matrix(), opts.clone()).unwrap().simulate(&x0, &[], &[]).unwrap();
+    let mac = Simulator::new(&sets.model, opts).unwrap().simulate(&x0, &[], &[]).unwrap();
+    assert!(hand.completed && mac.completed);
+    assert!(!mac.switch_times.is_empty(), "the trajectory crosses a region boundary");
+    // The two may cut their steps differently; the trajectory is piecewise linear with
+    // its kinks on both grids, so the hand-written one interpolates exactly.
+    for (t, x) in mac.t.iter().zip(&mac.x) {
+        let k = hand.t.partition_point(|s| s <= t).clamp(1, hand.t.len() - 1);
+        let w = (t - hand.t[k - 1]) / (hand.t[k] - hand.t[k - 1]);
+        let at: Vec<f64> = hand.x[k - 1].iter().zip(&hand.x[k]).map(|(a, b)| a + w * (b - a)).collect();
+        assert!(max_diff(x, &at) <= 1e-7, "t = {t}: {x:?} vs {at:?}");
+    }
+    assert!(max_diff(hand.x_final(), mac.x_final()) <= 1e-7);
+    assert!(max_diff(&hand.switch_times, &mac.switch_times) <= 1e-7);
+    // Sign changes: x3 = −0.1 + 0.5 t at 0.2; x1 = −0.2 + 0.5 t at 0.4, from region a
+    // to region b (ẋ = 1 from then on); x4 = −0.1 + (t − 0.4) at 0.5.
+    assert!(max_diff(&mac.switch_times, &[0.2, 0.4, 0.5]) < 1e-7, "{:?}", mac.switch_times);
+}
