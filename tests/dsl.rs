@@ -255,3 +255,124 @@ fn set_regions_partition_and_simulate_as_the_sign_matrix() {
     // to region b (ẋ = 1 from then on); x4 = −0.1 + (t − 0.4) at 0.5.
     assert!(max_diff(&mac.switch_times, &[0.2, 0.4, 0.5]) < 1e-7, "{:?}", mac.switch_times);
 }
+
+pss_model! {
+    /// Every section of the grammar at once.
+    Full(n: usize, w: f64) {
+        const K = 2.0 * w;
+        states    { q, v in -1.0..=1.0 = 0.5, r: 2 }
+        controls  { u in -5.0..=5.0 = 1.0 }
+        params    { k = 1.0 free in 0.0..=2.0, m: 2 = 3.0 }
+        drift     [0.0, 0.0, r * 0.0]
+        switching { c = v - K, d = q }
+        regions   {
+            a: c > 0 && !(d > 0) => [v, u, r],
+            b: [-, +] => { der(q) = v; der(v) = u * k; der(r) = r },
+            e: c < 0 && d < 0 => [v, u, -r],
+            f: [+, +] => [v, u, r],
+        }
+        subsystem s {
+            switching  { g = q }
+            regions    { up: [+] => [v, u, r], down: [-] => [v, 0.0, r] }
+            indicators [-g, g]
+        }
+        ocp go {
+            intervals n, elements 2, horizon free(1.0..=3.0, guess 2.0), x0 free [0.0, 0.0, 0.0, 0.0],
+            minimize T, lagrange u * u, mayer q * q,
+            terminal { q == 1.0, v in -1.0..=1.0, r == [0.0, 1.0] },
+            soft_terminal l1(10.0) { v >= 0.0 },
+            path element_ends { q + v <= 3.0 },
+            tracking { outputs [q], weight vec![1.0], reference vec![vec![0.0]; n] },
+            p { k = 1.5, m = [4.0, 5.0] },
+            options.fesd.n_s = 3,
+        }
+    }
+}
+
+cls_model! {
+    /// A block with two contacts, a mass matrix from a param, and an OCP.
+    Block(mu: f64) {
+        q { x, y in 0.0..=2.0 }
+        v { vx, vy }
+        controls { u }
+        params { m = 2.0 }
+        mass [[m, 0.0], [0.0, m]]
+        forces [u, -9.81 * m]
+        contacts {
+            floor: gap y, restitution 0.5, friction mu along [1.0, 0.0],
+            wall: gap x + 1.0, normal [1.0, 0.0],
+        }
+        ocp push { intervals 5, horizon 1.0, q0 [0.0, 0.5], v0 [0.0, 0.0], lagrange u * u, terminal { x == 1.0 } }
+    }
+}
+
+#[test]
+fn every_section_expands_to_the_builder_fields() {
+    use fesd::model::Regions;
+    use fesd::ocp::{Horizon, InitialState, PathPoints, TerminalPenalty};
+    let full = Full::new(4, 0.5).unwrap();
+    let m = &full.model;
+    assert_eq!((m.n_x(), m.u.nrow(), m.p.nrow(), m.subsystems.len()), (4, 1, 3, 2));
+    assert!(m.f0.is_some());
+    // Conjunctions are sign rows, so the first subsystem keeps Stewart's sign matrix.
+    assert_eq!(m.subsystems[0].regions, Regions::SignMatrix(vec![vec![1, -1], vec![-1, 1], vec![-1, -1], vec![1, 1]]));
+    assert_eq!(m.subsystems[1].n_c(), 1);
+    assert!(m.subsystems[1].indicators.is_some());
+    assert_eq!(full.p_default().flatten(), vec![1.0, 3.0, 3.0]);
+    assert_eq!(Vars::<f64>::flatten(&full.u_default()), vec![1.0]);
+    assert_eq!(FullX::<f64>::names(), ["q", "v", "r[0]", "r[1]"]);
+    let ocp = full.go().unwrap();
+    ocp.validate().unwrap();
+    assert_eq!(ocp.horizon, Horizon::Free { lower: 1.0, upper: 3.0, guess: 2.0 });
+    let inf = f64::INFINITY;
+    assert_eq!(
+        ocp.x0,
+        InitialState::Free { lower: vec![-inf, -1.0, -inf, -inf], upper: vec![inf, 1.0, inf, inf], guess: vec![0.0; 4] }
+    );
+    assert_eq!((ocp.n_intervals, ocp.options.fesd.n_fe, ocp.options.fesd.n_s, ocp.time_cost), (4, 2, 3, 1.0));
+    assert_eq!((ocp.u_lower.clone(), ocp.u_upper.clone(), ocp.u_guess.clone()), (vec![-5.0], vec![5.0], vec![1.0]));
+    assert_eq!(ocp.p, vec![1.5, 4.0, 5.0]);
+    assert_eq!(ocp.free_parameters.len(), 1);
+    assert_eq!((ocp.free_parameters[0].index, ocp.free_parameters[0].guess), (0, 1.5));
+    let t = ocp.terminal.as_ref().unwrap();
+    assert_eq!((t.expr.nrow(), t.lower.clone(), t.upper.clone()), (4, vec![1.0, -1.0, 0.0, 1.0], vec![1.0, 1.0, 0.0, 1.0]));
+    let soft = ocp.soft_terminal.as_ref().unwrap();
+    assert_eq!((soft.penalty, soft.constraint.lower.clone(), soft.constraint.upper.clone()), (TerminalPenalty::L1 { weight: 10.0 }, vec![0.0], vec![inf]));
+    assert_eq!((ocp.path.len(), ocp.path[0].at, ocp.path[0].upper.clone()), (1, PathPoints::ElementEnds, vec![3.0]));
+    assert_eq!(ocp.tracking.as_ref().unwrap().reference.len(), 4);
+    assert!(ocp.lagrange.is_some() && ocp.mayer.is_some());
+
+    let block = Block::new(0.3).unwrap();
+    let model = &block.model;
+    assert_eq!((model.contacts.len(), model.contacts[0].restitution, model.contacts[0].friction), (2, 0.5, 0.3));
+    assert!(model.contacts[1].normal.is_some() && model.contacts[1].tangent.is_none());
+    let ocp = block.push().unwrap();
+    ocp.validate().unwrap();
+    assert_eq!(ocp.x0, InitialState::Fixed(vec![0.0, 0.5, 0.0, 0.0]));
+    assert_eq!((ocp.x_lower.clone(), ocp.x_upper.clone()), (vec![-inf, 0.0, -inf, -inf], vec![inf, 2.0, inf, inf]));
+    assert_eq!(ocp.p, vec![2.0]);
+}
+
+#[test]
+fn a_shape_mismatch_is_an_error_naming_the_source_line() {
+    pss_model! {
+        /// `dot` of a 2-vector with a scalar does not fit.
+        Misfit {
+            states    { x: 2 }
+            switching { c = dot(x, 1.0) }
+            regions   { a: [+] => [x], b: [-] => [x * 2.0] }
+        }
+    }
+    pss_model! {
+        /// A 2-vector entry for the scalar state `y`.
+        WrongEntry {
+            states    { y, z }
+            switching { c = y }
+            regions   { a: [+] => [y, z], b: [-] => [SX::from_slice(&[1.0, 2.0]), z] }
+        }
+    }
+    let err = Misfit::new().unwrap_err().to_string();
+    assert!(err.contains("tests/dsl.rs:"), "{err}");
+    let err = WrongEntry::new().unwrap_err().to_string();
+    assert!(err.contains("the dynamics of `y` in region `b` is 2x1, expected 1x1") && err.contains("tests/dsl.rs:"), "{err}");
+}

@@ -2,7 +2,7 @@
 //! struct and its constructor, bounds and defaults, one method per OCP section, and
 //! typed results.
 
-use crate::names::{check, literal, location, push, symbolic, unknown, Kind, Rule, Scope};
+use crate::names::{check, literal, location, push, symbolic, unknown, Rule, Scope};
 use crate::parse::{Condition, ContactDef, Decl, Dynamics, Flavor, Model, OcpDef, OcpItem, Relation, SubsystemDef, Values};
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote, quote_spanned};
@@ -314,8 +314,8 @@ impl Gen<'_> {
         ];
         let mut switching = Vec::new();
         let mut subsystems = Vec::new();
-        for (i, s) in m.subsystems.iter().enumerate() {
-            let (bind, sub) = self.subsystem(i, s);
+        for s in &m.subsystems {
+            let (bind, sub) = self.subsystem(s);
             switching.push(bind);
             subsystems.push(sub);
         }
@@ -383,7 +383,7 @@ impl Gen<'_> {
     }
 
     /// Binds the subsystem's switching functions and builds it.
-    fn subsystem(&mut self, index: usize, s: &SubsystemDef) -> (Tokens, Tokens) {
+    fn subsystem(&mut self, s: &SubsystemDef) -> (Tokens, Tokens) {
         let (k, rt) = (self.k.clone(), self.rt.clone());
         let what = match &s.name {
             Some(n) => format!("subsystem `{n}`"),
@@ -426,7 +426,7 @@ impl Gen<'_> {
             match (condition, &r.condition) {
                 (Some((row, span)), _) => {
                     if row.len() != n_c {
-                        self.error(span, format!("the sign row of {region} has {} entries, but there are {n_c} switching functions ({c_names})", row.len()));
+                        self.error(span, format!("the sign row of {region} has {} entries, but needs one per switching function ({c_names})", row.len()));
                     } else if row.iter().all(|(v, _)| *v == 0) {
                         self.error(span, format!("the sign row of {region} is all zeros: it would be the whole space; give at least one `+` or `-`"));
                     }
@@ -444,7 +444,7 @@ impl Gen<'_> {
                         quote!(::std::vec![#(#signs),*])
                     });
                 }
-                (None, Condition::Set(e)) => match self.region_set(e, &names, index) {
+                (None, Condition::Set(e)) => match self.region_set(e, &names) {
                     Ok(t) => conditions.push(t),
                     Err(err) => push(&mut self.errors, err),
                 },
@@ -468,20 +468,20 @@ impl Gen<'_> {
     }
 
     /// A region as a set expression over the basic sets `{c_j > 0}`.
-    fn region_set(&self, e: &Expr, names: &[&Ident], subsystem: usize) -> syn::Result<Tokens> {
+    fn region_set(&self, e: &Expr, names: &[&Ident]) -> syn::Result<Tokens> {
         let k = &self.k;
         let form = "a region is `c > 0`, `c < 0`, `!(…)`, `… && …` or `… || …` over switching functions, or a sign row `[+, 0, -]`";
         match e {
-            Expr::Paren(p) => self.region_set(&p.expr, names, subsystem),
+            Expr::Paren(p) => self.region_set(&p.expr, names),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
-                let inner = self.region_set(&u.expr, names, subsystem)?;
+                let inner = self.region_set(&u.expr, names)?;
                 Ok(quote!(#k::model::RegionSet::Complement(::std::boxed::Box::new(#inner))))
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
                 let and = matches!(b.op, syn::BinOp::And(_));
                 let mut parts = Vec::new();
                 self.flatten_set(e, and, &mut parts);
-                let items = parts.into_iter().map(|p| self.region_set(p, names, subsystem)).collect::<syn::Result<Vec<_>>>()?;
+                let items = parts.into_iter().map(|p| self.region_set(p, names)).collect::<syn::Result<Vec<_>>>()?;
                 Ok(if and {
                     quote!(#k::model::RegionSet::Intersection(::std::vec![#(#items),*]))
                 } else {
@@ -494,10 +494,14 @@ impl Gen<'_> {
                 let Some(j) = names.iter().position(|n| *n == c) else {
                     let known: Vec<String> = names.iter().map(|n| n.to_string()).collect();
                     let known: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
-                    let mut msg = unknown(&c.to_string(), &known, "switching function");
-                    if let Some(kind) = self.scope.kind(&c.to_string()).filter(|k| *k != Kind::Switching(subsystem)) {
-                        msg += &format!("; `{c}` is a {}, but a region is a set of this subsystem's switching functions", kind.label(self.flavor));
-                    }
+                    let msg = match self.scope.kind(&c.to_string()) {
+                        Some(kind) => format!(
+                            "`{c}` is a {}, but a region is a set of this subsystem's switching functions ({})",
+                            kind.label(self.flavor),
+                            known.join(", ")
+                        ),
+                        None => unknown(&c.to_string(), &known, "switching function"),
+                    };
                     return Err(syn::Error::new(c.span(), msg));
                 };
                 if literal(&b.right) != Some(0.0) {
@@ -1014,19 +1018,22 @@ impl Gen<'_> {
     fn initial_state(&mut self, o: &OcpDef, given: &[(String, &Values, bool, Span)]) -> Tokens {
         let (k, rt) = (self.k.clone(), self.rt.clone());
         let m = self.m;
-        let parts: Vec<(&str, &[Decl])> =
-            if self.flavor == Flavor::Cls { vec![("q0", &m.states), ("v0", &m.velocities)] } else { vec![("x0", &m.states)] };
+        let parts: Vec<(&str, &[Decl], &str)> = if self.flavor == Flavor::Cls {
+            vec![("q0", &m.states, "positions"), ("v0", &m.velocities, "velocities")]
+        } else {
+            vec![("x0", &m.states, "states")]
+        };
         let mut values = Vec::new();
         let mut lower = Vec::new();
         let mut upper = Vec::new();
         let mut offset = 0;
-        for (key, decls) in parts {
+        for (key, decls, what) in parts {
             let l = Layout::new(decls);
             let (start, end) = (offset, offset + l.len);
             offset = end;
             let v = match given.iter().find(|(g, ..)| g == key) {
                 Some((_, Values::List(list, span), ..)) => {
-                    self.arity(list.len(), l.len, *span, &format!("`{key}`"), &format!("entries of {}", l.names()));
+                    self.arity(list.len(), l.len, *span, &format!("`{key}`"), &format!("{what} {}", l.names()));
                     let items: Vec<_> = list.iter().map(|e| self.num(e, "an initial value")).collect();
                     quote!(::std::vec![#(#items),*])
                 }
@@ -1111,7 +1118,7 @@ impl Gen<'_> {
     }
 }
 
-/// The sign row of a conjunction of `c > 0` and `c < 0` (each function once at most),
+/// The sign row of a conjunction of `c > 0`, `c < 0` and `!(c > 0)` (each function once at most),
 /// `None` for anything else.
 fn sign_row(e: &Expr, names: &[&Ident]) -> Option<Vec<i8>> {
     fn walk(e: &Expr, names: &[&Ident], row: &mut [i8]) -> Option<()> {
@@ -1120,6 +1127,17 @@ fn sign_row(e: &Expr, names: &[&Ident]) -> Option<Vec<i8>> {
             Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
                 walk(&b.left, names, row)?;
                 walk(&b.right, names, row)
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+                // The complement of one basic set is the opposite sign.
+                let mut inner = vec![0; row.len()];
+                walk(&u.expr, names, &mut inner)?;
+                let [j] = inner.iter().enumerate().filter(|(_, v)| **v != 0).map(|(j, _)| j).collect::<Vec<_>>()[..] else { return None };
+                if row[j] != 0 {
+                    return None;
+                }
+                row[j] = -inner[j];
+                Some(())
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Gt(_) | syn::BinOp::Lt(_)) && literal(&b.right) == Some(0.0) => {
                 let Expr::Path(p) = &*b.left else { return None };
