@@ -8,12 +8,26 @@
 //! and their errors against the analytic solution; writes `bouncing_ball.png`, `.csv`
 //! and `.json` into the output directory.
 //!
+//! The model is written with `cls_model!`; `fesd::cls::models::bouncing_ball` is the
+//! same model through the builder.
+//!
 //! Run: `cargo run --release --example bouncing_ball [-- [--eps E] [--q0 Q] [output-dir]]`
 
-use fesd::cls::models::{bouncing_ball, G};
+use fesd::cls::models::G;
 use fesd::cls::ClsModel;
+use fesd::dsl::cls_model;
 use fesd::sim::{Simulator, SimulatorOptions};
 use std::time::Instant;
+
+cls_model! {
+    /// A ball of unit mass above the ground: height y, gap y, restitution `eps`.
+    Ball(eps: f64) {
+        q { y }
+        v { vy }
+        forces [-G]
+        contacts { ground: gap y, restitution eps }
+    }
+}
 
 /// Exact impact times and state at `t_end` of a ball dropped from rest at `q0`.
 fn analytic(q0: f64, eps: f64, t_end: f64) -> (Vec<f64>, f64, f64) {
@@ -47,7 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| ".".into());
     let opts = SimulatorOptions::<ClsModel> { step: 0.15, n_steps: 20, ..Default::default() };
     let start = Instant::now();
-    let mut sim = Simulator::<ClsModel>::new(&bouncing_ball(eps), opts)?;
+    let mut sim = Simulator::<ClsModel>::new(&Ball::new(eps)?.model, opts)?;
     println!("built in {:.2} s", start.elapsed().as_secs_f64());
     let start = Instant::now();
     let r = sim.simulate_from(&[q0], &[0.0], &[], &[])?;
@@ -72,8 +86,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for imp in &r.impacts {
         println!("impact_time = {:.7}", imp.time);
     }
-    println!("q_final = {:.7}", r.q_final()[0]);
-    println!("v_final = {:.7}", r.v_final()[0]);
+    let traj = Ball::trajectory(&r)?;
+    println!("q_final = {:.7}", traj.q.y.last().ok_or("no states")?);
+    println!("v_final = {:.7}", traj.v.vy.last().ok_or("no states")?);
     println!("q_final_error = {:.3e}", (r.q_final()[0] - q_exact).abs());
     println!("v_final_error = {:.3e}", (r.v_final()[0] - v_exact).abs());
     let dir = std::path::PathBuf::from(dir);

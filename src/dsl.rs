@@ -160,9 +160,13 @@ pub mod prelude {
     pub use casadi::SX;
 
     /// A scalar or an expression, as the math helpers take it: `f64`, `i32`, `SX`, `&SX`.
-    pub trait Operand {
+    pub trait Operand: Sized {
         /// The value as an expression.
         fn into_sx(self) -> SX;
+        /// `f` of the value as an expression, without a copy where it is one already.
+        fn with_sx<T>(self, f: impl FnOnce(&SX) -> T) -> T {
+            f(&self.into_sx())
+        }
     }
 
     impl Operand for f64 {
@@ -187,6 +191,9 @@ pub mod prelude {
         fn into_sx(self) -> SX {
             self.clone()
         }
+        fn with_sx<T>(self, f: impl FnOnce(&SX) -> T) -> T {
+            f(self)
+        }
     }
 
     /// Defines elementwise functions of one operand.
@@ -194,7 +201,7 @@ pub mod prelude {
         ($($name:ident: $doc:literal),* $(,)?) => {$(
             #[doc = $doc]
             pub fn $name(x: impl Operand) -> SX {
-                x.into_sx().$name()
+                x.with_sx(|x| x.$name())
             }
         )*};
     }
@@ -213,22 +220,22 @@ pub mod prelude {
 
     /// Elementwise power with a constant exponent.
     pub fn powf(x: impl Operand, exponent: f64) -> SX {
-        x.into_sx().powf(exponent)
+        x.with_sx(|x| x.powf(exponent))
     }
 
     /// Elementwise `atan2(y, x)`; an error if the shapes differ.
     pub fn atan2(y: impl Operand, x: impl Operand) -> Result<SX, casadi::Error> {
-        y.into_sx().atan2(&x.into_sx())
+        y.with_sx(|y| x.with_sx(|x| y.atan2(x)))
     }
 
     /// Inner product `Σ a_ij b_ij`; an error if the shapes differ.
     pub fn dot(a: impl Operand, b: impl Operand) -> Result<SX, casadi::Error> {
-        a.into_sx().dot(&b.into_sx())
+        a.with_sx(|a| b.with_sx(|b| a.dot(b)))
     }
 
     /// Matrix product; an error if the inner dimensions differ.
     pub fn mtimes(a: impl Operand, b: impl Operand) -> Result<SX, casadi::Error> {
-        a.into_sx().mtimes(&b.into_sx())
+        a.with_sx(|a| b.with_sx(|b| a.mtimes(b)))
     }
 
     /// The matrix of these rows (each of the same length).
@@ -243,6 +250,7 @@ pub mod prelude {
 pub mod __private {
     pub use super::prelude::Operand;
     use casadi::{Error, SX};
+    use std::borrow::Cow;
 
     pub use crate::{casadi, cls, model, ocp, sim};
 
@@ -277,12 +285,12 @@ pub mod __private {
         }
     }
 
-    fn expressions(a: SX, op: Op, b: SX, at: &'static str) -> Result<SX, Error> {
+    fn expressions(a: &SX, op: Op, b: &SX, at: &'static str) -> Result<SX, Error> {
         let r = match op {
-            Op::Add => a.try_add(&b),
-            Op::Sub => a.try_sub(&b),
-            Op::Mul => a.try_mul(&b),
-            Op::Div => a.try_div(&b),
+            Op::Add => a.try_add(b),
+            Op::Sub => a.try_sub(b),
+            Op::Mul => a.try_mul(b),
+            Op::Div => a.try_div(b),
         };
         located(r, at)
     }
@@ -306,13 +314,13 @@ pub mod __private {
             impl Arith<SX> for $a {
                 type Output = SX;
                 fn arith(self, op: Op, rhs: SX, at: &'static str) -> Result<SX, Error> {
-                    expressions(self.into_sx(), op, rhs, at)
+                    expressions(&self.into_sx(), op, &rhs, at)
                 }
             }
             impl Arith<&SX> for $a {
                 type Output = SX;
                 fn arith(self, op: Op, rhs: &SX, at: &'static str) -> Result<SX, Error> {
-                    expressions(self.into_sx(), op, rhs.clone(), at)
+                    expressions(&self.into_sx(), op, rhs, at)
                 }
             }
         )*};
@@ -322,14 +330,14 @@ pub mod __private {
     impl<R: Operand> Arith<R> for SX {
         type Output = SX;
         fn arith(self, op: Op, rhs: R, at: &'static str) -> Result<SX, Error> {
-            expressions(self, op, rhs.into_sx(), at)
+            rhs.with_sx(|b| expressions(&self, op, b, at))
         }
     }
 
     impl<R: Operand> Arith<R> for &SX {
         type Output = SX;
         fn arith(self, op: Op, rhs: R, at: &'static str) -> Result<SX, Error> {
-            expressions(self.clone(), op, rhs.into_sx(), at)
+            rhs.with_sx(|b| expressions(self, op, b, at))
         }
     }
 
@@ -347,33 +355,67 @@ pub mod __private {
         v.into_sx()
     }
 
+    /// A scalar or expression as an entry of a column: borrowed where it is a name.
+    pub trait Piece<'a> {
+        /// The entry.
+        fn piece(self) -> Cow<'a, SX>;
+    }
+
+    impl<'a> Piece<'a> for &'a SX {
+        fn piece(self) -> Cow<'a, SX> {
+            Cow::Borrowed(self)
+        }
+    }
+
+    impl Piece<'_> for SX {
+        fn piece(self) -> Cow<'static, SX> {
+            Cow::Owned(self)
+        }
+    }
+
+    impl Piece<'_> for f64 {
+        fn piece(self) -> Cow<'static, SX> {
+            Cow::Owned(SX::scalar(self))
+        }
+    }
+
+    impl Piece<'_> for i32 {
+        fn piece(self) -> Cow<'static, SX> {
+            Cow::Owned(SX::scalar(f64::from(self)))
+        }
+    }
+
     /// `e` as the `rows × 1` entry named `what`; its shape is checked here, so an error
     /// names the entry and `at` instead of a whole stacked vector.
-    pub fn entry(e: impl Operand, rows: usize, what: &str, at: &'static str) -> Result<SX, Error> {
-        let e = e.into_sx();
+    pub fn entry<'a>(e: impl Piece<'a>, rows: usize, what: &str, at: &'static str) -> Result<Cow<'a, SX>, Error> {
+        let e = e.piece();
         if e.shape() != (rows, 1) {
             return Err(Error::InvalidArgument(format!("{what} is {}x{}, expected {rows}x1 (at {at})", e.nrow(), e.ncol())));
         }
         Ok(e)
     }
 
-    /// The entries stacked into one column.
-    pub fn column(entries: &[SX]) -> Result<SX, Error> {
-        if entries.is_empty() {
-            return Ok(SX::zeros(0, 1));
+    /// The entries stacked into one column (one entry is that entry itself).
+    pub fn column(entries: Vec<Cow<'_, SX>>) -> Result<SX, Error> {
+        match entries.len() {
+            0 => Ok(SX::zeros(0, 1)),
+            1 => Ok(entries.into_iter().next().map(Cow::into_owned).unwrap_or_else(|| SX::zeros(0, 1))),
+            _ => SX::vertcat(&entries.iter().map(|e| e.as_ref()).collect::<Vec<_>>()),
         }
-        SX::vertcat(&entries.iter().collect::<Vec<_>>())
+    }
+
+    /// The `N` scalar entries of a sized name's symbols.
+    pub fn array<const N: usize>(s: &SX) -> Result<[SX; N], Error> {
+        let entries = s.entries()?;
+        let got = entries.len();
+        entries.try_into().map_err(|_| Error::InvalidArgument(format!("{got} entries, expected {N}")))
     }
 
     /// The matrix of these rows of scalar entries.
-    pub fn rows(rows: &[Vec<SX>], at: &'static str) -> Result<SX, Error> {
-        let rows: Vec<SX> = rows.iter().map(|r| SX::horzcat(&r.iter().collect::<Vec<_>>())).collect::<Result<_, _>>()?;
+    pub fn rows(rows: &[Vec<Cow<'_, SX>>], at: &'static str) -> Result<SX, Error> {
+        let rows: Vec<SX> =
+            rows.iter().map(|r| SX::horzcat(&r.iter().map(|e| e.as_ref()).collect::<Vec<_>>())).collect::<Result<_, _>>()?;
         located(SX::vertcat(&rows.iter().collect::<Vec<_>>()), at)
-    }
-
-    /// A group's symbols from the model's symbol vector (one scalar per entry).
-    pub fn group<G: super::Vars<SX>>(s: &SX) -> Result<G, Error> {
-        G::unflatten(&s.entries()?).map_err(|e| Error::InvalidArgument(e.to_string()))
     }
 
     /// Numbers a bound or value is given as: one number for every entry, or a list.
@@ -422,13 +464,13 @@ pub mod __private {
     }
 
     /// `lower ≤ e ≤ upper` as the expression and one bound per row (±∞ where none).
-    pub fn relation(
-        e: impl Operand,
+    pub fn relation<'a>(
+        e: impl Piece<'a>,
         lower: Option<impl Bound>,
         upper: Option<impl Bound>,
         at: &'static str,
-    ) -> Result<(SX, Vec<f64>, Vec<f64>), Error> {
-        let e = e.into_sx();
+    ) -> Result<Relation<'a>, Error> {
+        let e = e.piece();
         if e.ncol() != 1 {
             return Err(Error::InvalidArgument(format!("a constraint must be a column vector, got {}x{} (at {at})", e.nrow(), e.ncol())));
         }
@@ -441,19 +483,36 @@ pub mod __private {
             Some(b) => b.values(n, at)?,
             None => vec![f64::INFINITY; n],
         };
-        Ok((e, lower, upper))
+        Ok(Relation { expr: e, lower, upper })
     }
 
     /// Relations stacked into one: expressions one above the other, bounds concatenated.
-    pub fn stack(list: Vec<(SX, Vec<f64>, Vec<f64>)>) -> Result<(SX, Vec<f64>, Vec<f64>), Error> {
-        let exprs: Vec<SX> = list.iter().map(|r| r.0.clone()).collect();
-        let lower = list.iter().flat_map(|r| r.1.iter().copied()).collect();
-        let upper = list.iter().flat_map(|r| r.2.iter().copied()).collect();
-        Ok((column(&exprs)?, lower, upper))
+    pub fn stack(list: Vec<Relation<'_>>) -> Result<(SX, Vec<f64>, Vec<f64>), Error> {
+        let mut exprs = Vec::with_capacity(list.len());
+        let (mut lower, mut upper) = (Vec::new(), Vec::new());
+        for r in list {
+            exprs.push(r.expr);
+            lower.extend(r.lower);
+            upper.extend(r.upper);
+        }
+        Ok((column(exprs)?, lower, upper))
     }
 
+    /// `lower ≤ expr ≤ upper`, one bound per row.
+    pub struct Relation<'a> {
+        /// The constrained expression (a column).
+        pub expr: Cow<'a, SX>,
+        /// Lower bounds.
+        pub lower: Vec<f64>,
+        /// Upper bounds.
+        pub upper: Vec<f64>,
+    }
+
+    /// Trajectories as rows, one per time point.
+    pub type Rows = Vec<Vec<f64>>;
+
     /// Rows of `(q, v)` split after `n_q` values.
-    pub fn split_rows(rows: &[Vec<f64>], n_q: usize) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), super::LenError> {
+    pub fn split_rows(rows: &[Vec<f64>], n_q: usize) -> Result<(Rows, Rows), super::LenError> {
         let mut q = Vec::with_capacity(rows.len());
         let mut v = Vec::with_capacity(rows.len());
         for r in rows {

@@ -325,10 +325,7 @@ fn every_section_expands_to_the_builder_fields() {
     ocp.validate().unwrap();
     assert_eq!(ocp.horizon, Horizon::Free { lower: 1.0, upper: 3.0, guess: 2.0 });
     let inf = f64::INFINITY;
-    assert_eq!(
-        ocp.x0,
-        InitialState::Free { lower: vec![-inf, -1.0, -inf, -inf], upper: vec![inf, 1.0, inf, inf], guess: vec![0.0; 4] }
-    );
+    assert_eq!(ocp.x0, InitialState::Free { lower: vec![-inf, -1.0, -inf, -inf], upper: vec![inf, 1.0, inf, inf], guess: vec![0.0; 4] });
     assert_eq!((ocp.n_intervals, ocp.options.fesd.n_fe, ocp.options.fesd.n_s, ocp.time_cost), (4, 2, 3, 1.0));
     assert_eq!((ocp.u_lower.clone(), ocp.u_upper.clone(), ocp.u_guess.clone()), (vec![-5.0], vec![5.0], vec![1.0]));
     assert_eq!(ocp.p, vec![1.5, 4.0, 5.0]);
@@ -337,7 +334,10 @@ fn every_section_expands_to_the_builder_fields() {
     let t = ocp.terminal.as_ref().unwrap();
     assert_eq!((t.expr.nrow(), t.lower.clone(), t.upper.clone()), (4, vec![1.0, -1.0, 0.0, 1.0], vec![1.0, 1.0, 0.0, 1.0]));
     let soft = ocp.soft_terminal.as_ref().unwrap();
-    assert_eq!((soft.penalty, soft.constraint.lower.clone(), soft.constraint.upper.clone()), (TerminalPenalty::L1 { weight: 10.0 }, vec![0.0], vec![inf]));
+    assert_eq!(
+        (soft.penalty, soft.constraint.lower.clone(), soft.constraint.upper.clone()),
+        (TerminalPenalty::L1 { weight: 10.0 }, vec![0.0], vec![inf])
+    );
     assert_eq!((ocp.path.len(), ocp.path[0].at, ocp.path[0].upper.clone()), (1, PathPoints::ElementEnds, vec![3.0]));
     assert_eq!(ocp.tracking.as_ref().unwrap().reference.len(), 4);
     assert!(ocp.lagrange.is_some() && ocp.mayer.is_some());

@@ -112,14 +112,19 @@ impl Gen<'_> {
         quote!(#item #imp)
     }
 
-    /// `let name = &…;` for every declaration, sliced from the symbol vector `sym`.
-    fn bind(&self, decls: &[Decl], sym: &Tokens) -> Tokens {
+    /// `let name = &…;` for every declaration `used` admits, sliced from the symbol
+    /// vector `sym` (a name for the whole vector is the vector itself); a scalar name
+    /// is the field of `group` when the model's group of symbols exists already.
+    fn bind(&self, decls: &[Decl], sym: &Tokens, group: Option<&Tokens>, used: impl Fn(&Ident) -> bool) -> Tokens {
         let l = Layout::new(decls);
-        let lets = decls.iter().zip(&l.offsets).map(|(d, &o)| {
+        let lets = decls.iter().zip(&l.offsets).filter(|(d, _)| used(&d.name)).map(|(d, &o)| {
             let (name, hold) = (&d.name, format_ident!("__fesd_name_{}", d.name));
-            let slice = match d.size {
-                None => quote!(#sym.at(#o)?),
-                Some((n, _)) => {
+            let slice = match (d.size, group) {
+                // One name for the whole vector (a 1-vector is its entry): the vector itself.
+                _ if decls.len() == 1 => return quote!(let #name = &#sym;),
+                (None, Some(g)) => return quote!(let #name = &#g.#name;),
+                (None, None) => quote!(#sym.at(#o)?),
+                (Some((n, _)), _) => {
                     let end = o + n;
                     quote!(#sym.slice(#o..#end)?)
                 }
@@ -127,6 +132,24 @@ impl Gen<'_> {
             quote!(let #hold = #slice; let #name = &#hold;)
         });
         quote!(#(#lets)*)
+    }
+
+    /// The group of symbols from the bound names (`bind`), moved in at the end of `new`.
+    fn symbols(&self, suffix: &str, decls: &[Decl], sym: Tokens) -> Tokens {
+        let (k, rt, ty) = (&self.k, &self.rt, self.ty(suffix));
+        if decls.is_empty() {
+            return quote!(#k::dsl::Empty::default());
+        }
+        let fields = decls.iter().map(|d| {
+            let (name, hold) = (&d.name, format_ident!("__fesd_name_{}", d.name));
+            match d.size {
+                None if decls.len() == 1 => quote!(#name: ::core::clone::Clone::clone(&#sym)),
+                None => quote!(#name: #hold),
+                Some(_) if decls.len() == 1 => quote!(#name: #rt::array(&#sym)?),
+                Some(_) => quote!(#name: #rt::array(&#hold)?),
+            }
+        });
+        quote!(#ty { #(#fields,)* })
     }
 
     /// The arguments (from `self`) and consts, as every method starts.
@@ -153,7 +176,14 @@ impl Gen<'_> {
 
     /// A group's value from one expression per declaration (`pick`), `fallback` where
     /// it gives none; sized declarations repeat the value.
-    fn literal(&mut self, suffix: &str, decls: &[Decl], pick: impl Fn(&Decl) -> Option<&Expr>, fallback: Tokens, what: &'static str) -> Tokens {
+    fn literal(
+        &mut self,
+        suffix: &str,
+        decls: &[Decl],
+        pick: impl Fn(&Decl) -> Option<&Expr>,
+        fallback: Tokens,
+        what: &'static str,
+    ) -> Tokens {
         let (k, ty) = (self.k.clone(), self.ty(suffix));
         if decls.is_empty() {
             return quote!(#k::dsl::Empty::default());
@@ -269,7 +299,7 @@ impl Gen<'_> {
                 quote_spanned!(e.span()=> #rt::entry(#v, #n, #label, #at)?)
             })
             .collect();
-        quote!(#rt::column(&[#(#items),*])?)
+        quote!(#rt::column(::std::vec![#(#items),*])?)
     }
 
     /// Entries of a list, each `rows × 1`, stacked.
@@ -285,32 +315,29 @@ impl Gen<'_> {
                 quote_spanned!(e.span()=> #rt::entry(#v, #n, #label, #at)?)
             })
             .collect();
-        quote!(#rt::column(&[#(#items),*])?)
+        quote!(#rt::column(::std::vec![#(#items),*])?)
     }
 
     // ---- switched systems ---------------------------------------------------------
 
     fn pss(&mut self) -> Tokens {
         let m = self.m;
-        let (k, rt, name) = (self.k.clone(), self.rt.clone(), &m.name);
+        let (k, name) = (self.k.clone(), &m.name);
         if m.states.is_empty() {
             self.error(name.span(), "a model needs `states { … }`");
         }
         if m.subsystems.is_empty() {
             self.error(name.span(), "a model needs `switching { … }` and `regions { … }` (or `subsystem` blocks)");
         }
-        let groups = [
-            self.group("X", &m.states, "states"),
-            self.group("U", &m.controls, "controls"),
-            self.group("P", &m.params, "params"),
-        ];
+        let groups = [self.group("X", &m.states, "states"), self.group("U", &m.controls, "controls"), self.group("P", &m.params, "params")];
         let (x, u, p) = (Layout::new(&m.states), Layout::new(&m.controls), Layout::new(&m.params));
         let (nx, nu, np) = (x.len, u.len, p.len);
         let pre = self.preamble(false);
+        let syms = symbol_vectors(&[("x", nx), ("u", nu), ("p", np)]);
         let binds = [
-            self.bind(&m.states, &quote!(__fesd_x)),
-            self.bind(&m.controls, &quote!(__fesd_u)),
-            self.bind(&m.params, &quote!(__fesd_p)),
+            self.bind(&m.states, &quote!(__fesd_x), None, |_| true),
+            self.bind(&m.controls, &quote!(__fesd_u), None, |_| true),
+            self.bind(&m.params, &quote!(__fesd_p), None, |_| true),
         ];
         let mut switching = Vec::new();
         let mut subsystems = Vec::new();
@@ -325,14 +352,17 @@ impl Gen<'_> {
         });
         let controls = (nu > 0).then(|| quote!(__fesd_model = __fesd_model.with_controls(__fesd_u.clone());));
         let params = (np > 0).then(|| quote!(__fesd_model = __fesd_model.with_parameters(__fesd_p.clone());));
-        let (xt, ut, pt) = (self.ty("X"), self.ty("U"), self.ty("P"));
+        let (gx, gu, gp) = (
+            self.symbols("X", &m.states, quote!(__fesd_x)),
+            self.symbols("U", &m.controls, quote!(__fesd_u)),
+            self.symbols("P", &m.params, quote!(__fesd_p)),
+        );
+        let pt = self.ty("P");
         let arg_params = m.args.iter().map(|(a, t)| quote!(#a: #t));
         let arg_names: Vec<_> = m.args.iter().map(|(a, _)| a).collect();
         let strukt = self.model_struct(quote!(#k::model::PssModel), &[("x", "X", "states"), ("u", "U", "controls"), ("p", "P", "params")]);
-        let accessors = [
-            self.bounds_and_defaults("x", "X", &m.states, "states"),
-            self.bounds_and_defaults("u", "U", &m.controls, "controls"),
-        ];
+        let accessors =
+            [self.bounds_and_defaults("x", "X", &m.states, "states"), self.bounds_and_defaults("u", "U", &m.controls, "controls")];
         let pre_p = self.preamble(true);
         let p_default = self.literal("P", &m.params, |d| d.default.as_ref(), quote!(0.0), "a default");
         let ocps: Vec<_> = m.ocps.iter().map(|o| self.ocp(o)).collect();
@@ -346,9 +376,7 @@ impl Gen<'_> {
                 #[allow(unused_variables, non_snake_case, clippy::all)]
                 pub fn new(#(#arg_params),*) -> ::core::result::Result<Self, #k::model::ModelError> {
                     #pre
-                    let __fesd_x = SX::sym("x", #nx);
-                    let __fesd_u = SX::sym("u", #nu);
-                    let __fesd_p = SX::sym("p", #np);
+                    #syms
                     #(#binds)*
                     #(#switching)*
                     let mut __fesd_model = #k::model::PssModel::new(__fesd_x.clone());
@@ -359,9 +387,9 @@ impl Gen<'_> {
                     __fesd_model.validate()?;
                     ::core::result::Result::Ok(#name {
                         model: __fesd_model,
-                        x: #rt::group::<#xt<SX>>(&__fesd_x)?,
-                        u: #rt::group::<#ut<SX>>(&__fesd_u)?,
-                        p: #rt::group::<#pt<SX>>(&__fesd_p)?,
+                        x: #gx,
+                        u: #gu,
+                        p: #gp,
                         #(#arg_names,)*
                     })
                 }
@@ -399,7 +427,7 @@ impl Gen<'_> {
         for (n, e) in &s.switching {
             let v = self.sym(e, Rule::Model);
             let (hold, label, at) = (format_ident!("__fesd_name_{}", n), format!("switching function `{n}`"), location(e.span()));
-            binds.push(quote!(let #hold = #rt::entry(#v, 1, #label, #at)?; let #n = &#hold;));
+            binds.push(quote!(let #hold = #rt::entry(#v, 1, #label, #at)?.into_owned(); let #n = &#hold;));
         }
         let names: Vec<&Ident> = s.switching.iter().map(|(n, _)| n).collect();
         let n_c = names.len();
@@ -426,9 +454,15 @@ impl Gen<'_> {
             match (condition, &r.condition) {
                 (Some((row, span)), _) => {
                     if row.len() != n_c {
-                        self.error(span, format!("the sign row of {region} has {} entries, but needs one per switching function ({c_names})", row.len()));
+                        self.error(
+                            span,
+                            format!("the sign row of {region} has {} entries, but needs one per switching function ({c_names})", row.len()),
+                        );
                     } else if row.iter().all(|(v, _)| *v == 0) {
-                        self.error(span, format!("the sign row of {region} is all zeros: it would be the whole space; give at least one `+` or `-`"));
+                        self.error(
+                            span,
+                            format!("the sign row of {region} is all zeros: it would be the whole space; give at least one `+` or `-`"),
+                        );
                     }
                     let signs: Vec<i8> = row.iter().map(|(v, _)| *v).collect();
                     conditions.push(if sets {
@@ -453,7 +487,7 @@ impl Gen<'_> {
             let m = self.m;
             fields.push(self.dynamics(&r.dynamics, &m.states, &region));
         }
-        let c = quote!(#rt::column(&[#(::core::clone::Clone::clone(#names)),*])?);
+        let c = quote!(#rt::column(::std::vec![#(::std::borrow::Cow::Borrowed(#names)),*])?);
         let mut sub = if sets {
             quote!(#k::model::Subsystem::from_sets(#c, ::std::vec![#(#conditions),*], ::std::vec![#(#fields),*]))
         } else {
@@ -598,7 +632,10 @@ impl Gen<'_> {
         }
         let (q, v, u, p) = (Layout::new(&m.states), Layout::new(&m.velocities), Layout::new(&m.controls), Layout::new(&m.params));
         if q.len != v.len && !m.velocities.is_empty() {
-            self.error(m.velocities[0].name.span(), format!("`v` has {} entries but `q` has {}: one velocity per coordinate", v.len, q.len));
+            self.error(
+                m.velocities[0].name.span(),
+                format!("`v` has {} entries but `q` has {}: one velocity per coordinate", v.len, q.len),
+            );
         }
         let (nq, nv, nu, np) = (q.len, v.len, u.len, p.len);
         let groups = [
@@ -608,11 +645,12 @@ impl Gen<'_> {
             self.group("P", &m.params, "params"),
         ];
         let pre = self.preamble(false);
+        let syms = symbol_vectors(&[("q", nq), ("v", nv), ("u", nu), ("p", np)]);
         let binds = [
-            self.bind(&m.states, &quote!(__fesd_q)),
-            self.bind(&m.velocities, &quote!(__fesd_v)),
-            self.bind(&m.controls, &quote!(__fesd_u)),
-            self.bind(&m.params, &quote!(__fesd_p)),
+            self.bind(&m.states, &quote!(__fesd_q), None, |_| true),
+            self.bind(&m.velocities, &quote!(__fesd_v), None, |_| true),
+            self.bind(&m.controls, &quote!(__fesd_u), None, |_| true),
+            self.bind(&m.params, &quote!(__fesd_p), None, |_| true),
         ];
         let mut parts = Vec::new();
         if nu > 0 {
@@ -624,7 +662,10 @@ impl Gen<'_> {
         if let Some((rows, span)) = &m.mass {
             if rows.len() != nq || rows.iter().any(|r| r.len() != nq) {
                 let shape: Vec<String> = rows.iter().map(|r| r.len().to_string()).collect();
-                self.error(*span, format!("the mass matrix needs {nq} rows of {nq} entries (q has {nq}), got rows of [{}] entries", shape.join(", ")));
+                self.error(
+                    *span,
+                    format!("the mass matrix needs {nq} rows of {nq} entries (q has {nq}), got rows of [{}] entries", shape.join(", ")),
+                );
             }
             let rows: Vec<_> = rows
                 .iter()
@@ -655,7 +696,9 @@ impl Gen<'_> {
             let contact = self.contact(c, &sizes, &q);
             parts.push(quote!(__fesd_model = __fesd_model.with_contact(#contact);));
         }
-        let (qt, vt, ut, pt) = (self.ty("Q"), self.ty("V"), self.ty("U"), self.ty("P"));
+        let (gq, gv) = (self.symbols("Q", &m.states, quote!(__fesd_q)), self.symbols("V", &m.velocities, quote!(__fesd_v)));
+        let (gu, gp) = (self.symbols("U", &m.controls, quote!(__fesd_u)), self.symbols("P", &m.params, quote!(__fesd_p)));
+        let pt = self.ty("P");
         let arg_params = m.args.iter().map(|(a, t)| quote!(#a: #t));
         let arg_names: Vec<_> = m.args.iter().map(|(a, _)| a).collect();
         let strukt = self.model_struct(
@@ -680,20 +723,17 @@ impl Gen<'_> {
                 #[allow(unused_variables, non_snake_case, clippy::all)]
                 pub fn new(#(#arg_params),*) -> ::core::result::Result<Self, #k::cls::ClsError> {
                     #pre
-                    let __fesd_q = SX::sym("q", #nq);
-                    let __fesd_v = SX::sym("v", #nv);
-                    let __fesd_u = SX::sym("u", #nu);
-                    let __fesd_p = SX::sym("p", #np);
+                    #syms
                     #(#binds)*
                     let mut __fesd_model = #k::cls::ClsModel::new(__fesd_q.clone(), __fesd_v.clone());
                     #(#parts)*
                     __fesd_model.validate()?;
                     ::core::result::Result::Ok(#name {
                         model: __fesd_model,
-                        q: #rt::group::<#qt<SX>>(&__fesd_q)?,
-                        v: #rt::group::<#vt<SX>>(&__fesd_v)?,
-                        u: #rt::group::<#ut<SX>>(&__fesd_u)?,
-                        p: #rt::group::<#pt<SX>>(&__fesd_p)?,
+                        q: #gq,
+                        v: #gv,
+                        u: #gu,
+                        p: #gp,
                         #(#arg_names,)*
                     })
                 }
@@ -829,18 +869,20 @@ impl Gen<'_> {
         let (k, rt) = (self.k.clone(), self.rt.clone());
         let cls = self.flavor == Flavor::Cls;
         let pre = self.preamble(true);
+        let names = referenced(o);
+        let used = |n: &Ident| names.contains(&n.to_string());
         let binds = if cls {
             [
-                self.bind(&m.states, &quote!(self.model.q)),
-                self.bind(&m.velocities, &quote!(self.model.v)),
-                self.bind(&m.controls, &quote!(self.model.u)),
-                self.bind(&m.params, &quote!(self.model.p)),
+                self.bind(&m.states, &quote!(self.model.q), Some(&quote!(self.q)), used),
+                self.bind(&m.velocities, &quote!(self.model.v), Some(&quote!(self.v)), used),
+                self.bind(&m.controls, &quote!(self.model.u), Some(&quote!(self.u)), used),
+                self.bind(&m.params, &quote!(self.model.p), Some(&quote!(self.p)), used),
             ]
         } else {
             [
-                self.bind(&m.states, &quote!(self.model.x)),
-                self.bind(&m.controls, &quote!(self.model.u)),
-                self.bind(&m.params, &quote!(self.model.p)),
+                self.bind(&m.states, &quote!(self.model.x), Some(&quote!(self.x)), used),
+                self.bind(&m.controls, &quote!(self.model.u), Some(&quote!(self.u)), used),
+                self.bind(&m.params, &quote!(self.model.p), Some(&quote!(self.p)), used),
                 quote!(),
             ]
         };
@@ -918,7 +960,7 @@ impl Gen<'_> {
                     let items: Vec<_> = outputs.iter().map(|e| self.sym(e, Rule::Ocp)).collect();
                     let (w, r) = (self.num(weight, "the tracking weights"), self.num(reference, "the tracking reference"));
                     body.push(quote!(__fesd_ocp.tracking = ::core::option::Option::Some(#k::ocp::Tracking {
-                        expr: #rt::column(&[#(#rt::sx(#items)),*])?,
+                        expr: #rt::column(::std::vec![#(#rt::Piece::piece(#items)),*])?,
                         weight: ::core::convert::Into::into(#w),
                         reference: ::core::convert::Into::into(#r),
                     });));
@@ -1044,7 +1086,10 @@ impl Gen<'_> {
                 None => {
                     let missing: Vec<String> = decls.iter().filter(|d| d.default.is_none()).map(|d| d.name.to_string()).collect();
                     if !missing.is_empty() {
-                        self.error(o.name.span(), format!("OCP `{}` needs `{key} [..]`: {} declare no default", o.name, missing.join(", ")));
+                        self.error(
+                            o.name.span(),
+                            format!("OCP `{}` needs `{key} [..]`: {} declare no default", o.name, missing.join(", ")),
+                        );
                     }
                     let getter = format_ident!("{}_default", &key[..1]);
                     quote!(self.#getter().flatten())
@@ -1154,4 +1199,37 @@ fn sign_row(e: &Expr, names: &[&Ident]) -> Option<Vec<i8>> {
     let mut row = vec![0; names.len()];
     walk(e, names, &mut row)?;
     Some(row)
+}
+
+/// The names an OCP section's expressions mention (only these are bound in its method).
+fn referenced(o: &OcpDef) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_ident(&mut self, i: &'ast Ident) {
+            self.0.insert(i.to_string());
+        }
+    }
+    let mut v = Names(Default::default());
+    for item in &o.items {
+        match item {
+            OcpItem::Lagrange(e) | OcpItem::Mayer(e) => v.visit_expr(e),
+            OcpItem::Terminal(rels) | OcpItem::SoftTerminal { relations: rels, .. } | OcpItem::Path { relations: rels, .. } => {
+                rels.iter().for_each(|r| v.visit_expr(&r.expr))
+            }
+            OcpItem::Tracking { outputs, .. } => outputs.iter().for_each(|e| v.visit_expr(e)),
+            _ => {}
+        }
+    }
+    v.0
+}
+
+/// `let __fesd_x = SX::sym("x", n);` for every non-empty symbol vector (the builder's
+/// names, so the graphs match).
+fn symbol_vectors(list: &[(&str, usize)]) -> Tokens {
+    let lets = list.iter().filter(|(_, n)| *n > 0).map(|(name, n)| {
+        let var = format_ident!("__fesd_{name}");
+        quote!(let #var = SX::sym(#name, #n);)
+    });
+    quote!(#(#lets)*)
 }

@@ -76,7 +76,13 @@ impl Scope {
                 e.combine(syn::Error::new(first.span(), format!("and here as a {}", fk.label(flavor))));
                 push(&mut errors, e);
             } else if *kind == Kind::Arg && reserved.contains(&s.as_str()) {
-                push(&mut errors, syn::Error::new(name.span(), format!("`{s}` is a field or keyword of the generated model; name the argument otherwise")));
+                push(
+                    &mut errors,
+                    syn::Error::new(
+                        name.span(),
+                        format!("`{s}` is a field or keyword of the generated model; name the argument otherwise"),
+                    ),
+                );
             } else if s.starts_with("__fesd") {
                 push(&mut errors, syn::Error::new(name.span(), "names starting with `__fesd` are the macro's own"));
             }
@@ -162,7 +168,9 @@ impl NameCheck<'_> {
                 format!("`{s}` is a control; a Mayer or terminal term depends on x(T) and the params only")
             }
             Some(Kind::Region) => format!("`{s}` is a region, not a value"),
-            Some(Kind::Switching(_)) => format!("`{s}` is a switching function, known in the model's expressions only; write its expression here"),
+            Some(Kind::Switching(_)) => {
+                format!("`{s}` is a switching function, known in the model's expressions only; write its expression here")
+            }
             Some(k) => match self.rule {
                 Rule::Number(what) if k.is_symbol() => format!(
                     "`{s}` is a {}, a symbol of the model, but {what} must be a number; use a model argument or a `const`",

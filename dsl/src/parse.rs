@@ -77,7 +77,7 @@ pub enum Condition {
     /// `[+, 0, -]`: one sign per switching function.
     Signs(Vec<(i8, Span)>, Span),
     /// `c1 > 0 && !(c2 > 0) || c3 < 0`.
-    Set(Expr),
+    Set(Box<Expr>),
 }
 
 /// A vector field: one entry per declared state, in order, or per state by name.
@@ -93,9 +93,12 @@ pub struct ContactDef {
     pub name: Ident,
     pub gap: Option<Expr>,
     pub restitution: Option<Expr>,
-    pub friction: Option<(Expr, Vec<(Vec<Expr>, Span)>)>,
+    pub friction: Option<Friction>,
     pub normal: Option<(Vec<Expr>, Span)>,
 }
+
+/// `friction mu along [t]` or `along [t1], [t2]`: the coefficient and the tangents.
+pub type Friction = (Expr, Vec<(Vec<Expr>, Span)>);
 
 /// `ocp name { item, … }`.
 pub struct OcpDef {
@@ -112,31 +115,54 @@ pub struct Relation {
     pub span: Span,
 }
 
-/// One item of an OCP section.
+/// One item of an OCP section (a parse tree of a few items: sizes do not matter).
+#[allow(clippy::large_enum_variant)]
 pub enum OcpItem {
     Intervals(Expr),
     Elements(Expr),
     HorizonFixed(Expr),
-    HorizonFree { lower: Expr, upper: Expr, guess: Expr },
+    HorizonFree {
+        lower: Expr,
+        upper: Expr,
+        guess: Expr,
+    },
     /// `x0 [..]` (list) or `x0 expr`, `free` when the initial state is a decision variable.
-    InitialState { key: Ident, values: Values, free: bool },
+    InitialState {
+        key: Ident,
+        values: Values,
+        free: bool,
+    },
     MinimizeTime,
     Lagrange(Expr),
     Mayer(Expr),
     TimeCost(Expr),
     Terminal(Vec<Relation>),
-    SoftTerminal { l1: bool, weight: Expr, relations: Vec<Relation> },
-    Path { element_ends: bool, relations: Vec<Relation> },
-    Tracking { outputs: Vec<Expr>, weight: Expr, reference: Expr },
+    SoftTerminal {
+        l1: bool,
+        weight: Expr,
+        relations: Vec<Relation>,
+    },
+    Path {
+        element_ends: bool,
+        relations: Vec<Relation>,
+    },
+    Tracking {
+        outputs: Vec<Expr>,
+        weight: Expr,
+        reference: Expr,
+    },
     ParamValues(Vec<(Ident, Expr)>),
     ElementsPerInterval(Expr),
-    Option { path: Tokens, value: Expr },
+    Option {
+        path: Tokens,
+        value: Expr,
+    },
 }
 
 /// Numbers given as a literal list (checked for length) or as one Rust expression.
 pub enum Values {
     List(Vec<Expr>, Span),
-    Expr(Expr),
+    Expr(Box<Expr>),
 }
 
 /// The section keywords of each flavor.
@@ -305,7 +331,8 @@ fn parse_decls(input: ParseStream, params: bool) -> syn::Result<Vec<Decl>> {
 }
 
 fn parse_decl(input: ParseStream, params: bool) -> syn::Result<Decl> {
-    let name: Ident = input.parse().map_err(|e| syn::Error::new(e.span(), "expected a name, `q`, `q: 3`, `q in -1.0..=1.0` or `q = 0.5`"))?;
+    let name: Ident =
+        input.parse().map_err(|e| syn::Error::new(e.span(), "expected a name, `q`, `q: 3`, `q in -1.0..=1.0` or `q = 0.5`"))?;
     let mut d = Decl { name, size: None, bounds: None, default: None, free: None };
     if input.peek(Token![:]) {
         input.parse::<Token![:]>()?;
@@ -380,7 +407,7 @@ fn parse_regions(input: ParseStream) -> syn::Result<Vec<RegionDef>> {
             }
             Condition::Signs(row, b.span.join())
         } else {
-            Condition::Set(p.parse()?)
+            Condition::Set(Box::new(p.parse()?))
         };
         p.parse::<Token![=>]>()?;
         Ok(RegionDef { name, condition, dynamics: parse_dynamics(p)? })
@@ -429,7 +456,12 @@ fn parse_subsystem(input: ParseStream, span: Span) -> syn::Result<SubsystemDef> 
             "switching" => s.switching = parse_switching(&content)?,
             "regions" => s.regions = parse_regions(&content)?,
             "indicators" => s.indicators = Some(parse_list(&content)?),
-            other => return Err(syn::Error::new(kw.span(), format!("unknown part `{other}` of a subsystem; expected `switching`, `regions` or `indicators`"))),
+            other => {
+                return Err(syn::Error::new(
+                    kw.span(),
+                    format!("unknown part `{other}` of a subsystem; expected `switching`, `regions` or `indicators`"),
+                ))
+            }
         }
     }
     Ok(s)
@@ -441,7 +473,9 @@ fn parse_contacts(input: ParseStream) -> syn::Result<Vec<ContactDef>> {
     let mut contacts: Vec<ContactDef> = Vec::new();
     while !content.is_empty() {
         let name: Ident = content.parse()?;
-        content.parse::<Token![:]>().map_err(|e| syn::Error::new(e.span(), "expected `name: gap …, restitution …, friction … along […]`"))?;
+        content
+            .parse::<Token![:]>()
+            .map_err(|e| syn::Error::new(e.span(), "expected `name: gap …, restitution …, friction … along […]`"))?;
         let mut c = ContactDef { name, gap: None, restitution: None, friction: None, normal: None };
         loop {
             let kw: Ident = content.parse()?;
@@ -525,12 +559,13 @@ fn parse_values(input: ParseStream) -> syn::Result<Values> {
         let (l, s) = parse_list(input)?;
         Ok(Values::List(l, s))
     } else {
-        Ok(Values::Expr(input.parse()?))
+        Ok(Values::Expr(Box::new(input.parse()?)))
     }
 }
 
 fn parse_ocp_item(input: ParseStream) -> syn::Result<OcpItem> {
-    let kw: Ident = input.call(syn::ext::IdentExt::parse_any).map_err(|e| syn::Error::new(e.span(), format!("expected an OCP item: {OCP_ITEMS}")))?;
+    let kw: Ident =
+        input.call(syn::ext::IdentExt::parse_any).map_err(|e| syn::Error::new(e.span(), format!("expected an OCP item: {OCP_ITEMS}")))?;
     let item = match kw.to_string().as_str() {
         "intervals" => OcpItem::Intervals(input.parse()?),
         "elements" => OcpItem::Elements(input.parse()?),
@@ -568,9 +603,7 @@ fn parse_ocp_item(input: ParseStream) -> syn::Result<OcpItem> {
         "lagrange" => OcpItem::Lagrange(input.parse()?),
         "mayer" => OcpItem::Mayer(input.parse()?),
         "time_cost" => OcpItem::TimeCost(input.parse()?),
-        "terminal" => {
-            OcpItem::Terminal(parse_relations(input)?.0)
-        }
+        "terminal" => OcpItem::Terminal(parse_relations(input)?.0),
         "soft_terminal" => {
             let kind: Ident = input.parse()?;
             let l1 = match kind.to_string().as_str() {

@@ -121,6 +121,19 @@ std::unique_ptr<M> m_get_nz(const M& a, rust::Slice<const int64_t> idx) {
 }
 
 template <typename M, typename V>
+std::unique_ptr<V> m_split(const M& a) {
+  auto out = std::make_unique<V>();
+  if (a.size2() == 1) {
+    out->items = vertsplit(a, 1);
+  } else if (a.size1() == 1) {
+    out->items = horzsplit(a, 1);
+  } else {
+    throw std::invalid_argument("split needs a vector");
+  }
+  return out;
+}
+
+template <typename M, typename V>
 std::unique_ptr<Function> m_fn_new(rust::Str name, rust::Slice<const rust::String> in_names, const V& inputs,
                                    rust::Slice<const rust::String> out_names, const V& outputs) {
   std::vector<std::string> ni, no;
@@ -164,6 +177,7 @@ std::unique_ptr<Function> m_fn_new(rust::Str name, rust::Slice<const rust::Strin
     return m_get<M>(a, rows, cols);                                                                        \
   }                                                                                                        \
   std::unique_ptr<M> P##_get_nz(const M& a, rust::Slice<const int64_t> idx) { return m_get_nz<M>(a, idx); } \
+  std::unique_ptr<V> P##_split(const M& a) { return m_split<M, V>(a); } \
   void P##_set(M& a, const M& value, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols) {  \
     a.set(value, false, casadi::Matrix<casadi_int>(to_index(rows)), casadi::Matrix<casadi_int>(to_index(cols))); \
   }                                                                                                        \

@@ -47,6 +47,7 @@ struct MXVec {
   std::unique_ptr<M> P##_reshape(const M& a, size_t nrow, size_t ncol);                               \
   std::unique_ptr<M> P##_get(const M& a, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols); \
   std::unique_ptr<M> P##_get_nz(const M& a, rust::Slice<const int64_t> idx);                          \
+  std::unique_ptr<V> P##_split(const M& a);                                                           \
   void P##_set(M& a, const M& value, rust::Slice<const int64_t> rows, rust::Slice<const int64_t> cols); \
   std::unique_ptr<M> P##_jacobian(const M& f, const M& x);                                            \
   std::unique_ptr<M> P##_gradient(const M& f, const M& x);                                            \

@@ -77,6 +77,7 @@ pub(crate) mod bridge {
         fn sx_reshape(a: &SX, nrow: usize, ncol: usize) -> Result<UniquePtr<SX>>;
         fn sx_get(a: &SX, rows: &[i64], cols: &[i64]) -> Result<UniquePtr<SX>>;
         fn sx_get_nz(a: &SX, idx: &[i64]) -> Result<UniquePtr<SX>>;
+        fn sx_split(a: &SX) -> Result<UniquePtr<SXVec>>;
         fn sx_set(a: Pin<&mut SX>, value: &SX, rows: &[i64], cols: &[i64]) -> Result<()>;
         fn sx_jacobian(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
         fn sx_gradient(f: &SX, x: &SX) -> Result<UniquePtr<SX>>;
@@ -116,6 +117,7 @@ pub(crate) mod bridge {
         fn mx_reshape(a: &MX, nrow: usize, ncol: usize) -> Result<UniquePtr<MX>>;
         fn mx_get(a: &MX, rows: &[i64], cols: &[i64]) -> Result<UniquePtr<MX>>;
         fn mx_get_nz(a: &MX, idx: &[i64]) -> Result<UniquePtr<MX>>;
+        fn mx_split(a: &MX) -> Result<UniquePtr<MXVec>>;
         fn mx_set(a: Pin<&mut MX>, value: &MX, rows: &[i64], cols: &[i64]) -> Result<()>;
         fn mx_jacobian(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;
         fn mx_gradient(f: &MX, x: &MX) -> Result<UniquePtr<MX>>;

@@ -70,6 +70,8 @@ pub trait Kind: sealed::Sealed + Sized + 'static {
     #[doc(hidden)]
     fn get_nz(a: &Self::Raw, idx: &[i64]) -> Res<UniquePtr<Self::Raw>>;
     #[doc(hidden)]
+    fn split(a: &Self::Raw) -> Res<Vec<UniquePtr<Self::Raw>>>;
+    #[doc(hidden)]
     fn set(a: Pin<&mut Self::Raw>, value: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<()>;
     #[doc(hidden)]
     fn jacobian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>>;
@@ -143,6 +145,12 @@ macro_rules! impl_kind {
                 fn reshape(a: &Self::Raw, nrow: usize, ncol: usize) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _reshape>](a, nrow, ncol) }
                 fn get(a: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _get>](a, rows, cols) }
                 fn get_nz(a: &Self::Raw, idx: &[i64]) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _get_nz>](a, idx) }
+                fn split(a: &Self::Raw) -> Res<Vec<UniquePtr<Self::Raw>>> {
+                    let _g = crate::lock::guard();
+                    let v = ffi::[<$p _split>](a)?;
+                    let n = ffi::[<$p vec_len>](&v)?;
+                    (0..n).map(|i| ffi::[<$p vec_get>](&v, i)).collect()
+                }
                 fn set(a: Pin<&mut Self::Raw>, value: &Self::Raw, rows: &[i64], cols: &[i64]) -> Res<()> { let _g = crate::lock::guard(); ffi::[<$p _set>](a, value, rows, cols) }
                 fn jacobian(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _jacobian>](f, x) }
                 fn gradient(f: &Self::Raw, x: &Self::Raw) -> Res<UniquePtr<Self::Raw>> { let _g = crate::lock::guard(); ffi::[<$p _gradient>](f, x) }

@@ -407,7 +407,10 @@ impl<K: Kind> Matrix<K> {
             (n, 1) | (1, n) => n,
             (r, c) => return Err(Error::InvalidArgument(format!("entries needs a vector, got a {r}x{c} matrix"))),
         };
-        (0..n).map(|i| self.at(i)).collect()
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(K::split(&self.inner)?.into_iter().map(Self::wrap).collect())
     }
 
     /// A column vector of scalar expressions (an empty list gives a 0×1 vector).

@@ -122,8 +122,14 @@ pub fn field_name(field: &str, inner: &str) -> String {
 }
 
 /// The group of no entries: the controls or parameters of a model that has none.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Empty<T>(std::marker::PhantomData<T>);
+
+impl<T> Default for Empty<T> {
+    fn default() -> Self {
+        Empty(std::marker::PhantomData)
+    }
+}
 
 impl<T> Vars<T> for Empty<T> {
     type Rebind<U> = Empty<U>;
