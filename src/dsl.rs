@@ -15,6 +15,72 @@
 //! `file:line`, not a panic. Bounds, defaults, restitution and friction are plain Rust
 //! `f64` expressions. The [`prelude`] is in scope inside the macros.
 //!
+//! # Grammar
+//!
+//! ```text
+//! pss_model! {
+//!     /// Docs, other attributes, and optionally #[fesd(crate = path)] (default ::fesd).
+//!     [pub] Name[(arg: Type, …)] {                 // arguments: plain Rust values (f64, usize, …)
+//!         const NAME = 2.0 * arg;                  // an f64, in scope below
+//!         states    { q, r: 3, v in -20.0..=20.0 = 0.0 }   // name[: size] [in lo..=hi] [= default]
+//!         controls  { u in -5.0..=5.0 = 1.0 }      // the default is the OCP's initial guess
+//!         params    { k = 3.0 free in 1.0..=5.0 }  // the default is its value; `free`: an OCP unknown
+//!         drift     [e_q, e_r, e_v]                // f_0, one entry per state (or per state, below)
+//!         switching { c = v - 10.0, d = q }        // scalar switching functions c(x, u, p)
+//!         regions   {                              // one Filippov system over c and d
+//!             turbo:  [+, 0] => [v, …],            // a sign row, one sign per switching function
+//!             brake:  c < 0 && !(d > 0) => …,      // or a set expression: `>`/`<` 0, `!`, `&&`, `||`
+//!             cruise: c < 0 && d > 0 => { der(q) = v; der(r) = r; der(v) = u }, // per state
+//!         }
+//!         indicators [g1, g2, g3]                  // Stewart indicators (default −S c)
+//!         subsystem name { switching { … } regions { … } indicators [ … ] }   // further systems
+//!         ocp name { item, item, … }               // a method `name(&self) -> Result<Ocp, OcpError>`
+//!     }
+//! }
+//!
+//! cls_model! {
+//!     [pub] Name[(arg: Type, …)] {
+//!         const …;  controls { … }  params { … }   // as above
+//!         q { x, y in 0.0..=2.0 }                  // positions
+//!         v { vx, vy }                             // velocities, one per position
+//!         mass   [[m, 0.0], [0.0, m]]              // M(q, p), default the identity
+//!         forces [u, -9.81 * m]                    // one entry per position
+//!         contacts {
+//!             floor: gap y, restitution 0.5, friction 0.3 along [1.0, 0.0],
+//!             wall:  gap x + 1.0, normal [1.0, 0.0], friction mu along [0.0, 1.0], [0.0, 0.0],
+//!         }
+//!         ocp name { item, … }                     // `q0 [..]`, `v0 [..]` for `x0`
+//!     }
+//! }
+//! ```
+//!
+//! Conjunctions of `c > 0`, `c < 0`, `!(c > 0)` are sign rows (`Subsystem::new`, either
+//! representation); a region that needs `||` or the complement of a compound set makes
+//! the subsystem's regions `RegionSet`s (`Subsystem::from_sets`, the Step representation).
+//! Derivatives are `der(q) = …`: Rust cannot tokenize `q' = …`.
+//!
+//! OCP items (each writes the field of [`Ocp`](crate::ocp::Ocp) of the same name):
+//!
+//! | item | meaning |
+//! |---|---|
+//! | `intervals N` | control intervals (required) |
+//! | `horizon T` / `horizon free(lo..=hi, guess T0)` | fixed or free horizon (required) |
+//! | `elements n` / `n_fe_per_interval vec![..]` | finite elements per interval |
+//! | `x0 [..]` / `x0 expr` / `x0 free [guess..]` | initial state (free: within the states' bounds); default: the states' defaults |
+//! | `minimize T` / `time_cost w` | weight of T in the cost |
+//! | `lagrange e` / `mayer e` | stage cost L(x, u, p) / terminal cost M(x(T), p) |
+//! | `terminal { q == 200.0, v in -1.0..=1.0, r == [0.0, 1.0], … }` | stacked into one `TerminalConstraint` |
+//! | `soft_terminal l1(w) { … }` / `l2(w)` | the same relations as a penalty |
+//! | `path { … }` / `path element_ends { … }` | path constraints at the stages or element ends |
+//! | `tracking { outputs [..], weight w, reference r }` | least-squares tracking |
+//! | `p { k = 2.0, … }` | parameter values (free params start here) |
+//! | `options.<field>… = value` | any option, e.g. `options.fesd.n_s = 3` |
+//!
+//! State, control and param bounds come from the declarations; a Mayer or terminal term
+//! that uses a control is a compile error. Typed results: `Name::solution(&OcpResult)`
+//! and `Name::trajectory(&SimulationResult)` (`&ClsSimulation` for rigid bodies) give the
+//! groups `NameX`/`NameU`/`NameP` (`NameQ`/`NameV`) of `Vec<f64>` trajectories.
+//!
 //! # A switched system and its optimal control problem
 //!
 //! ```no_run
