@@ -577,17 +577,21 @@ pub mod __private {
     /// Trajectories as rows, one per time point.
     pub type Rows = Vec<Vec<f64>>;
 
-    /// Rows of `(q, v)` split after `n_q` values.
-    pub fn split_rows(rows: &[Vec<f64>], n_q: usize) -> Result<(Rows, Rows), super::LenError> {
-        let mut q = Vec::with_capacity(rows.len());
-        let mut v = Vec::with_capacity(rows.len());
+    /// Rows split into consecutive blocks of these widths (`(q, v)` into q and v), each
+    /// block a list of rows; a row of another total length is an error.
+    pub fn split_rows(rows: &[Vec<f64>], widths: &[usize]) -> Result<Vec<Rows>, super::LenError> {
+        let total = widths.iter().sum();
+        let mut parts = vec![Vec::with_capacity(rows.len()); widths.len()];
         for r in rows {
-            if r.len() < n_q {
-                return Err(super::LenError { expected: n_q, got: r.len() });
+            if r.len() != total {
+                return Err(super::LenError { expected: total, got: r.len() });
             }
-            q.push(r[..n_q].to_vec());
-            v.push(r[n_q..].to_vec());
+            let mut start = 0;
+            for (part, w) in parts.iter_mut().zip(widths) {
+                part.push(r[start..start + w].to_vec());
+                start += w;
+            }
         }
-        Ok((q, v))
+        Ok(parts)
     }
 }

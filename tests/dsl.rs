@@ -376,3 +376,30 @@ fn a_shape_mismatch_is_an_error_naming_the_source_line() {
     let err = WrongEntry::new().unwrap_err().to_string();
     assert!(err.contains("the dynamics of `y` in region `b` is 2x1, expected 1x1") && err.contains("tests/dsl.rs:"), "{err}");
 }
+
+cls_model! {
+    /// The `fesd::ocp` docs' box pushed 1 m against friction, rest to rest.
+    PushedBox {
+        q { x, y }
+        v { vx, vy }
+        controls { u in -30.0..=30.0 }
+        forces [u, -9.81]
+        contacts { ground: gap y - 0.5, friction 0.2 along [1.0, 0.0] }
+        ocp push {
+            intervals 10, horizon 2.0, q0 [0.0, 0.5], v0 [0.0, 0.0],
+            lagrange u * u, terminal { x == 1.0, vx == 0.0, vy == 0.0 },
+        }
+    }
+}
+
+#[test]
+fn a_rigid_body_ocp_solves_as_documented_and_reads_by_name() {
+    let r = OcpSolver::new(&PushedBox::new().unwrap().push().unwrap()).unwrap().solve().unwrap();
+    assert!(r.comp_residual <= 1e-9 && (r.cost - 9.21404).abs() < 1e-4, "{}", r.cost);
+    let sol = PushedBox::solution(&r).unwrap();
+    for (k, row) in r.x.iter().enumerate() {
+        assert_eq!([sol.q.x[k], sol.q.y[k], sol.v.vx[k], sol.v.vy[k]], [row[0], row[1], row[2], row[3]]);
+    }
+    assert!((sol.q.x.last().unwrap() - 1.0).abs() < 1e-6);
+    assert_eq!(sol.u.u.len(), 10);
+}

@@ -366,7 +366,7 @@ impl Gen<'_> {
         let pre_p = self.preamble(true);
         let p_default = self.literal("P", &m.params, |d| d.default.as_ref(), quote!(0.0), "a default");
         let ocps: Vec<_> = m.ocps.iter().map(|o| self.ocp(o)).collect();
-        let results = self.pss_results();
+        let results = self.results(&[("x", "X", "States")], quote!(#k::sim::SimulationResult));
         quote! {
             #(#groups)*
             #strukt
@@ -561,67 +561,6 @@ impl Gen<'_> {
         }
     }
 
-    fn pss_results(&mut self) -> Tokens {
-        let (k, vis, name) = (&self.k, &self.m.vis, &self.m.name);
-        let (xt, ut, pt) = (self.ty("X"), self.ty("U"), self.ty("P"));
-        let (sol, traj) = (self.ty("Solution"), self.ty("Trajectory"));
-        let sdoc = format!("An OCP solution of [`{name}`] by name: `sol.x.<state>[k]` at the element boundaries.");
-        let tdoc = format!("A simulation of [`{name}`] by name: `traj.x.<state>[k]` at the element boundaries.");
-        quote! {
-            #[doc = #sdoc]
-            #[derive(Clone, Debug)]
-            #vis struct #sol {
-                /// States at the element boundaries (`t`).
-                pub x: #xt<::std::vec::Vec<f64>>,
-                /// Controls of every interval (`t_controls`).
-                pub u: #ut<::std::vec::Vec<f64>>,
-                /// Params (free ones as optimized).
-                pub p: #pt<f64>,
-                /// Times of the element boundaries.
-                pub t: ::std::vec::Vec<f64>,
-                /// Start times of the control intervals.
-                pub t_controls: ::std::vec::Vec<f64>,
-                /// The horizon T.
-                pub t_final: f64,
-                /// The result as the solver returned it.
-                pub raw: #k::ocp::OcpResult,
-            }
-
-            #[doc = #tdoc]
-            #[derive(Clone, Debug)]
-            #vis struct #traj {
-                /// States at the element boundaries (`t`).
-                pub x: #xt<::std::vec::Vec<f64>>,
-                /// Times of the element boundaries.
-                pub t: ::std::vec::Vec<f64>,
-                /// The result as the simulator returned it.
-                pub raw: #k::sim::SimulationResult,
-            }
-
-            impl #name {
-                /// An OCP result read by name; an error if its sizes are not this model's.
-                pub fn solution(r: &#k::ocp::OcpResult) -> ::core::result::Result<#sol, #k::dsl::LenError> {
-                    use #k::dsl::{FromColumns, Vars};
-                    ::core::result::Result::Ok(#sol {
-                        x: #xt::from_columns(&r.x)?,
-                        u: #ut::from_columns(&r.u)?,
-                        p: #pt::unflatten(&r.p)?,
-                        t: r.t.clone(),
-                        t_controls: r.t_controls.clone(),
-                        t_final: r.t_final,
-                        raw: r.clone(),
-                    })
-                }
-
-                /// A simulation read by name; an error if its sizes are not this model's.
-                pub fn trajectory(r: &#k::sim::SimulationResult) -> ::core::result::Result<#traj, #k::dsl::LenError> {
-                    use #k::dsl::FromColumns;
-                    ::core::result::Result::Ok(#traj { x: #xt::from_columns(&r.x)?, t: r.t.clone(), raw: r.clone() })
-                }
-            }
-        }
-    }
-
     // ---- rigid bodies -------------------------------------------------------------
 
     fn cls(&mut self) -> Tokens {
@@ -713,7 +652,7 @@ impl Gen<'_> {
         let pre_p = self.preamble(true);
         let p_default = self.literal("P", &m.params, |d| d.default.as_ref(), quote!(0.0), "a default");
         let ocps: Vec<_> = m.ocps.iter().map(|o| self.ocp(o)).collect();
-        let results = self.cls_results(nq);
+        let results = self.results(&[("q", "Q", "Positions"), ("v", "V", "Velocities")], quote!(#k::sim::ClsSimulation));
         quote! {
             #(#groups)*
             #strukt
@@ -794,20 +733,25 @@ impl Gen<'_> {
         out
     }
 
-    fn cls_results(&mut self, nq: usize) -> Tokens {
+    /// The typed results: `NameSolution` from an `OcpResult` and `NameTrajectory` from a
+    /// simulation (`sim`), the state split into `groups` (field, suffix, what) in order;
+    /// a simulation holds each group under the same field name.
+    fn results(&self, groups: &[(&str, &str, &str)], sim: Tokens) -> Tokens {
         let (k, rt, vis, name) = (&self.k, &self.rt, &self.m.vis, &self.m.name);
-        let (qt, vt, ut, pt) = (self.ty("Q"), self.ty("V"), self.ty("U"), self.ty("P"));
+        let (ut, pt) = (self.ty("U"), self.ty("P"));
         let (sol, traj) = (self.ty("Solution"), self.ty("Trajectory"));
-        let sdoc = format!("An OCP solution of [`{name}`] by name: `sol.q.<coordinate>[k]` at the element boundaries.");
-        let tdoc = format!("A simulation of [`{name}`] by name: `traj.q.<coordinate>[k]` at the element boundaries.");
+        let fields: Vec<Ident> = groups.iter().map(|(f, ..)| format_ident!("{f}")).collect();
+        let types: Vec<Ident> = groups.iter().map(|(_, t, _)| self.ty(t)).collect();
+        let docs: Vec<String> = groups.iter().map(|(.., what)| format!("{what} at the element boundaries (`t`).")).collect();
+        let index: Vec<usize> = (0..groups.len()).collect();
+        let first = &fields[0];
+        let sdoc = format!("An OCP solution of [`{name}`] by name: `sol.{first}.<name>[k]` at the element boundaries.");
+        let tdoc = format!("A simulation of [`{name}`] by name: `traj.{first}.<name>[k]` at the element boundaries.");
         quote! {
             #[doc = #sdoc]
             #[derive(Clone, Debug)]
             #vis struct #sol {
-                /// Positions at the element boundaries (`t`).
-                pub q: #qt<::std::vec::Vec<f64>>,
-                /// Velocities at the element boundaries (before any impulse).
-                pub v: #vt<::std::vec::Vec<f64>>,
+                #(#[doc = #docs] pub #fields: #types<::std::vec::Vec<f64>>,)*
                 /// Controls of every interval (`t_controls`).
                 pub u: #ut<::std::vec::Vec<f64>>,
                 /// Params (free ones as optimized).
@@ -825,24 +769,20 @@ impl Gen<'_> {
             #[doc = #tdoc]
             #[derive(Clone, Debug)]
             #vis struct #traj {
-                /// Positions at the element boundaries (`t`).
-                pub q: #qt<::std::vec::Vec<f64>>,
-                /// Velocities at the element boundaries.
-                pub v: #vt<::std::vec::Vec<f64>>,
+                #(#[doc = #docs] pub #fields: #types<::std::vec::Vec<f64>>,)*
                 /// Times of the element boundaries.
                 pub t: ::std::vec::Vec<f64>,
                 /// The result as the simulator returned it.
-                pub raw: #k::sim::ClsSimulation,
+                pub raw: #sim,
             }
 
             impl #name {
                 /// An OCP result read by name; an error if its sizes are not this model's.
                 pub fn solution(r: &#k::ocp::OcpResult) -> ::core::result::Result<#sol, #k::dsl::LenError> {
                     use #k::dsl::{FromColumns, Vars};
-                    let (q, v) = #rt::split_rows(&r.x, #nq)?;
+                    let parts = #rt::split_rows(&r.x, &[#(<#types<f64> as Vars<f64>>::LEN),*])?;
                     ::core::result::Result::Ok(#sol {
-                        q: #qt::from_columns(&q)?,
-                        v: #vt::from_columns(&v)?,
+                        #(#fields: #types::from_columns(&parts[#index])?,)*
                         u: #ut::from_columns(&r.u)?,
                         p: #pt::unflatten(&r.p)?,
                         t: r.t.clone(),
@@ -853,9 +793,9 @@ impl Gen<'_> {
                 }
 
                 /// A simulation read by name; an error if its sizes are not this model's.
-                pub fn trajectory(r: &#k::sim::ClsSimulation) -> ::core::result::Result<#traj, #k::dsl::LenError> {
+                pub fn trajectory(r: &#sim) -> ::core::result::Result<#traj, #k::dsl::LenError> {
                     use #k::dsl::FromColumns;
-                    ::core::result::Result::Ok(#traj { q: #qt::from_columns(&r.q)?, v: #vt::from_columns(&r.v)?, t: r.t.clone(), raw: r.clone() })
+                    ::core::result::Result::Ok(#traj { #(#fields: #types::from_columns(&r.#fields)?,)* t: r.t.clone(), raw: r.clone() })
                 }
             }
         }
