@@ -14,7 +14,7 @@ pub fn expand(m: &Model, flavor: Flavor) -> syn::Result<Tokens> {
     let scope = Scope::new(m, flavor)?;
     let k = m.krate.clone();
     let rt: syn::Path = syn::parse_quote!(#k::dsl::__private);
-    let mut g = Gen { m, flavor, scope, k, rt, errors: None };
+    let mut g = Gen { m, flavor, scope, k, rt, errors: None, consts: None };
     let out = match flavor {
         Flavor::Pss => g.pss(),
         Flavor::Cls => g.cls(),
@@ -34,6 +34,8 @@ struct Gen<'a> {
     /// The expansion's run-time helpers.
     rt: syn::Path,
     errors: Option<syn::Error>,
+    /// The consts' `let`s, made (and checked) once.
+    consts: Option<Tokens>,
 }
 
 /// A group of declarations laid out one after another.
@@ -157,20 +159,25 @@ impl Gen<'_> {
         let k = self.k.clone();
         let args = self.m.args.iter().filter(|_| from_self).map(|(a, _)| quote!(let #a = ::core::clone::Clone::clone(&self.#a);));
         let args: Vec<_> = args.collect();
-        let consts: Vec<_> = self
-            .m
-            .consts
-            .iter()
-            .map(|(c, e)| {
-                let v = self.num(e, "a const");
-                quote!(let #c: f64 = #v;)
-            })
-            .collect();
+        if self.consts.is_none() {
+            // Checked once: every method starts with the same consts.
+            let consts: Vec<_> = self
+                .m
+                .consts
+                .iter()
+                .map(|(c, e)| {
+                    let v = self.num(e, "a const");
+                    quote!(let #c: f64 = #v;)
+                })
+                .collect();
+            self.consts = Some(quote!(#(#consts)*));
+        }
+        let consts = &self.consts;
         quote! {
             #[allow(unused_imports)]
             use #k::dsl::prelude::*;
             #(#args)*
-            #(#consts)*
+            #consts
         }
     }
 
