@@ -6,7 +6,8 @@
 //! |---|---|---|
 //! | [`casadi`] | `casadi-rs` | symbolic expressions and exact derivatives (CasADi through cxx) |
 //! | [`codegen`] | `fesd-codegen` | C kernels: generate, compile with a disk cache, load, call |
-//! | [`ipopt`] | `fesd-ipopt` | Ipopt's C interface: sparse NLPs, options, warm start |
+//! | [`ipopt`] | `fesd-ipopt` | Ipopt through its C++ application: sparse NLPs, options, warm start, fesd's linear solver |
+//! | [`kkt`] | `fesd-kkt` | sparse LDLᵀ of KKT systems with exact inertia (`linear_solver = ldl`) |
 //! | [`nlp`] | `fesd-nlp` | symbolic NLPs lowered to compiled kernels and solved with Ipopt |
 //! | [`mpcc`] | `fesd-mpcc` | MPCCs by relaxation homotopy over one compiled NLP; NOSBENCH files |
 //! | [`rk`] | `fesd-rk` | Butcher tableaus for any number of stages |
@@ -47,6 +48,7 @@ pub use casadi;
 pub use fesd_cls as cls;
 pub use fesd_codegen as codegen;
 pub use fesd_discretization as discretization;
+pub use fesd_kkt as kkt;
 pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;
 pub use fesd_nlp as nlp;

@@ -17,7 +17,10 @@
 
 mod allocator;
 mod blas;
+mod linear;
+pub mod mumps;
 pub use blas::blas_threads;
+pub use linear::{capture_kkt, take_captured_kkt, KktSystem};
 mod sys;
 
 pub use allocator::keep_freed_memory;
@@ -924,7 +927,15 @@ impl IpoptSolver {
 }
 
 fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<(), IpoptError> {
+    // SAFETY: a live problem; a null table means Ipopt's own linear solver.
+    unsafe { sys::fesd_ipopt_set_linear_solver(prob.0, std::ptr::null()) };
     for (name, value) in options {
+        if name == "linear_solver" && matches!(value, OptionValue::Str(v) if v == linear::NAME) {
+            // fesd's own solver: not an Ipopt value, the shim's table instead.
+            // SAFETY: a live problem and a table that lives as long as the program.
+            unsafe { sys::fesd_ipopt_set_linear_solver(prob.0, &linear::TABLE) };
+            continue;
+        }
         let key = cstring(name)?;
         // SAFETY: NUL-terminated strings that Ipopt copies.
         let ok = unsafe {

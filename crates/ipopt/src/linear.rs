@@ -1,0 +1,158 @@
+//! fesd's sparse LDLᵀ (`fesd-kkt`) as Ipopt's linear solver (`linear_solver = ldl`):
+//! the function table the application shim calls. Every function catches panics; a
+//! failure is a status Ipopt understands, never an unwind across the shim.
+
+use crate::sys::LinearSolver;
+use fesd_kkt::{KktError, Ldl};
+use std::cell::RefCell;
+use std::ffi::{c_int, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// One KKT system as Ipopt handed it to `linear_solver = ldl`: the lower triangle by
+/// columns and the first right-hand side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KktSystem {
+    /// Order of the matrix.
+    pub dim: usize,
+    /// Column pointers (dim + 1).
+    pub col_ptr: Vec<usize>,
+    /// Row indices.
+    pub row_idx: Vec<usize>,
+    /// Values.
+    pub values: Vec<f64>,
+    /// The first right-hand side of the solve that followed the factorization.
+    pub rhs: Vec<f64>,
+}
+
+struct Capture {
+    every: usize,
+    max: usize,
+    seen: usize,
+    systems: Vec<KktSystem>,
+}
+
+thread_local! {
+    static CAPTURE: RefCell<Option<Capture>> = const { RefCell::new(None) };
+}
+
+/// Records every `every`-th KKT system that `linear_solver = ldl` factors on this
+/// thread, at most `max`, until [`take_captured_kkt`] (for benchmarks).
+pub fn capture_kkt(every: usize, max: usize) {
+    CAPTURE.with(|c| *c.borrow_mut() = Some(Capture { every: every.max(1), max, seen: 0, systems: Vec::new() }));
+}
+
+/// The systems recorded since [`capture_kkt`]; recording stops.
+pub fn take_captured_kkt() -> Vec<KktSystem> {
+    CAPTURE.with(|c| c.borrow_mut().take().map(|c| c.systems).unwrap_or_default())
+}
+
+fn record(ldl: &Ldl, rhs: &[f64]) {
+    CAPTURE.with(|c| {
+        if let Some(c) = c.borrow_mut().as_mut() {
+            c.seen += 1;
+            if (c.seen - 1) % c.every == 0 && c.systems.len() < c.max {
+                let (col_ptr, row_idx, values) = ldl.matrix();
+                let dim = ldl.dim();
+                let rhs = rhs.get(..dim).unwrap_or(rhs).to_vec();
+                c.systems.push(KktSystem { dim, col_ptr: col_ptr.to_vec(), row_idx: row_idx.to_vec(), values: values.to_vec(), rhs });
+            }
+        }
+    })
+}
+
+/// The name that selects it as `linear_solver`.
+pub const NAME: &str = "ldl";
+
+/// Ipopt's `ESymSolverStatus`.
+const SUCCESS: c_int = 0;
+const SINGULAR: c_int = 1;
+const WRONG_INERTIA: c_int = 2;
+const FATAL: c_int = 4;
+
+/// The table handed to the shim.
+pub static TABLE: LinearSolver = LinearSolver {
+    create,
+    destroy,
+    structure,
+    values,
+    solve,
+    negative_eigenvalues,
+    increase_quality,
+};
+
+fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Ldl) -> T) -> T {
+    if handle.is_null() {
+        return fallback;
+    }
+    // SAFETY: `handle` came from `create` and is used by one Ipopt solve at a time.
+    let ldl = unsafe { &mut *(handle as *mut Ldl) };
+    catch_unwind(AssertUnwindSafe(|| f(ldl))).unwrap_or(fallback)
+}
+
+extern "C" fn create() -> *mut c_void {
+    catch_unwind(|| Box::into_raw(Box::<Ldl>::default()) as *mut c_void).unwrap_or(std::ptr::null_mut())
+}
+
+extern "C" fn destroy(handle: *mut c_void) {
+    if !handle.is_null() {
+        // SAFETY: created by `create`, destroyed once by the shim.
+        let _ = catch_unwind(|| drop(unsafe { Box::from_raw(handle as *mut Ldl) }));
+    }
+}
+
+extern "C" fn structure(handle: *mut c_void, dim: c_int, nonzeros: c_int, ia: *const c_int, ja: *const c_int) -> c_int {
+    with(handle, FATAL, |ldl| {
+        let (Ok(dim), Ok(nnz)) = (usize::try_from(dim), usize::try_from(nonzeros)) else { return FATAL };
+        if ia.is_null() || (nnz > 0 && ja.is_null()) {
+            return FATAL;
+        }
+        // SAFETY: Ipopt passes dim + 1 row pointers and `nonzeros` column indices.
+        let (ia, ja) = unsafe { (std::slice::from_raw_parts(ia, dim + 1), if nnz == 0 { &[][..] } else { std::slice::from_raw_parts(ja, nnz) }) };
+        // The upper triangle by rows is the lower triangle by columns.
+        match ldl.analyze(dim, ia, ja) {
+            Ok(()) => SUCCESS,
+            Err(_) => FATAL,
+        }
+    })
+}
+
+extern "C" fn values(handle: *mut c_void) -> *mut f64 {
+    with(handle, std::ptr::null_mut(), |ldl| ldl.values_mut().as_mut_ptr())
+}
+
+extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *mut f64, check_neg: c_int, expected_neg: c_int) -> c_int {
+    with(handle, FATAL, |ldl| {
+        if new_matrix != 0 {
+            match ldl.factor() {
+                Ok(_) => {}
+                Err(KktError::Singular { .. }) => return SINGULAR,
+                Err(_) => return FATAL,
+            }
+        }
+        if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(ldl.negative_eigenvalues()) {
+            return WRONG_INERTIA;
+        }
+        let Ok(nrhs) = usize::try_from(nrhs) else { return FATAL };
+        if rhs.is_null() && nrhs * ldl.dim() > 0 {
+            return FATAL;
+        }
+        // SAFETY: Ipopt passes nrhs right-hand sides of dim values each.
+        let rhs = if nrhs * ldl.dim() == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(rhs, nrhs * ldl.dim()) } };
+        if new_matrix != 0 {
+            record(ldl, rhs);
+        }
+        match ldl.solve_in_place(rhs, nrhs) {
+            Ok(()) => SUCCESS,
+            Err(_) => FATAL,
+        }
+    })
+}
+
+extern "C" fn negative_eigenvalues(handle: *mut c_void) -> c_int {
+    with(handle, 0, |ldl| c_int::try_from(ldl.negative_eigenvalues()).unwrap_or(c_int::MAX))
+}
+
+extern "C" fn increase_quality(_handle: *mut c_void) -> c_int {
+    // Static pivoting has no tighter setting; the solve already refines iteratively.
+    0
+}

@@ -1,0 +1,404 @@
+//! Sparse symmetric indefinite LDLᵀ for the KKT systems of an interior-point method.
+//!
+//! [`Ldl`] takes a matrix by its lower triangle in compressed columns (the upper
+//! triangle in compressed rows, as Ipopt hands it over), orders it once by approximate
+//! minimum degree and analyses its pattern once (faer's sparse Cholesky machinery, which
+//! picks a simplicial or a supernodal factor by the flops per nonzero); every numeric
+//! factorization after that reuses the analysis. The factorization pivots statically
+//! (no interchanges): the inertia — the number of negative eigenvalues — is the number
+//! of negative entries of D, exactly, by Sylvester's law, and is never imposed by
+//! regularization. A zero pivot (or one below [`Ldl::pivot_tolerance`]) or a
+//! non-finite value reports the matrix as singular, so that the caller (Ipopt's
+//! inertia correction) perturbs it; with the constraint block regularized (Ipopt's
+//! `perturb_always_cd`) interior-point KKT matrices are quasi-definite once the Hessian
+//! block is, and such matrices factor stably in any symmetric order.
+//!
+//! ```
+//! use fesd_kkt::Ldl;
+//! // [[4, 1, 0], [1, -3, 2], [0, 2, 5]] by its lower triangle.
+//! let mut ldl = Ldl::default();
+//! ldl.analyze(3, &[0, 2, 4, 5], &[0, 1, 1, 2, 2]).unwrap();
+//! ldl.values_mut().copy_from_slice(&[4.0, 1.0, -3.0, 2.0, 5.0]);
+//! assert_eq!(ldl.factor().unwrap(), 1);            // one negative eigenvalue
+//! let mut b = [5.0, 0.0, 7.0];                      // A · (1, 1, 1)
+//! ldl.solve_in_place(&mut b, 1).unwrap();
+//! assert!(b.iter().all(|x| (x - 1.0).abs() < 1e-12));
+//! ```
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::ldlt::factor::LdltRegularization;
+use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, LdltRef, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Par, Side};
+
+/// Why a matrix was not analysed, factored or solved.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KktError {
+    /// The pattern is not a valid lower triangle in compressed columns.
+    #[error("invalid pattern: {0}")]
+    Pattern(String),
+    /// A value of the matrix is NaN or infinite.
+    #[error("the matrix has a non-finite value")]
+    NotFinite,
+    /// A pivot is zero or below the pivot tolerance: the matrix is (numerically)
+    /// singular in this order.
+    #[error("singular: pivot {index} is {value:e}")]
+    Singular {
+        /// The pivot's position in the elimination order.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// Called out of order (factor before analyze, solve before factor).
+    #[error("{0}")]
+    State(&'static str),
+    /// The right-hand sides do not have `dim · nrhs` values.
+    #[error("right-hand sides: {got} values for {dim} rows × {nrhs}")]
+    RhsLength {
+        /// Values given.
+        got: usize,
+        /// Rows of the matrix.
+        dim: usize,
+        /// Right-hand sides.
+        nrhs: usize,
+    },
+}
+
+/// A sparse LDLᵀ factorization with its analysis kept across factorizations.
+pub struct Ldl {
+    dim: usize,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    values: Vec<f64>,
+    symbolic: Option<SymbolicCholesky<usize>>,
+    l_values: Vec<f64>,
+    factored: bool,
+    negative: usize,
+    buffer: MemBuffer,
+    /// A pivot at or below `pivot_tolerance · max|A|` counts as zero (default 0: exact zeros
+    /// only; a relative threshold misfires once Ipopt perturbs the Hessian block by δ_w ≫ 1).
+    pub pivot_tolerance: f64,
+    /// Refine a solution while its relative residual is above this (default 1e-12).
+    pub refine_tolerance: f64,
+    /// Refinement steps per right-hand side at most (default 10).
+    pub max_refinements: usize,
+    /// Factorizations so far.
+    pub factorizations: usize,
+    /// Refinement steps taken so far.
+    pub refinements: usize,
+}
+
+impl Default for Ldl {
+    fn default() -> Self {
+        Ldl {
+            dim: 0,
+            col_ptr: vec![0],
+            row_idx: Vec::new(),
+            values: Vec::new(),
+            symbolic: None,
+            l_values: Vec::new(),
+            factored: false,
+            negative: 0,
+            buffer: MemBuffer::new(StackReq::EMPTY),
+            pivot_tolerance: 0.0,
+            refine_tolerance: 1e-12,
+            max_refinements: 10,
+            factorizations: 0,
+            refinements: 0,
+        }
+    }
+}
+
+impl Ldl {
+    /// Orders and analyses the pattern of a `dim × dim` matrix given by its lower
+    /// triangle in compressed columns (column `j` holds rows `i ≥ j`, 0-based; the
+    /// diagonal may be absent). Values go to [`Ldl::values_mut`] in the same order.
+    pub fn analyze<I: Copy + TryInto<usize>>(&mut self, dim: usize, col_ptr: &[I], row_idx: &[I]) -> Result<(), KktError> {
+        let to = |v: I| v.try_into().map_err(|_| KktError::Pattern("a negative index".into()));
+        let col_ptr: Vec<usize> = col_ptr.iter().map(|&v| to(v)).collect::<Result<_, _>>()?;
+        let row_idx: Vec<usize> = row_idx.iter().map(|&v| to(v)).collect::<Result<_, _>>()?;
+        if col_ptr.len() != dim + 1 || col_ptr[0] != 0 || col_ptr.windows(2).any(|w| w[0] > w[1]) || col_ptr[dim] != row_idx.len() {
+            return Err(KktError::Pattern(format!("column pointers do not describe {} entries in {dim} columns", row_idx.len())));
+        }
+        for j in 0..dim {
+            if let Some(&i) = row_idx[col_ptr[j]..col_ptr[j + 1]].iter().find(|&&i| i < j || i >= dim) {
+                return Err(KktError::Pattern(format!("row {i} in column {j} is not in the lower triangle")));
+            }
+        }
+        let pattern = SymbolicSparseColMatRef::new_checked(dim, dim, &col_ptr, None, &row_idx);
+        let symbolic = factorize_symbolic_cholesky(pattern, Side::Lower, SymmetricOrdering::Amd, Default::default())
+            .map_err(|e| KktError::Pattern(format!("{e:?}")))?;
+        let par = Par::Seq;
+        let req = StackReq::any_of(&[
+            symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Default::default()),
+            symbolic.solve_in_place_scratch::<f64>(1, par),
+        ]);
+        self.buffer = MemBuffer::new(req);
+        self.l_values = vec![0.0; symbolic.len_val()];
+        self.values = vec![0.0; row_idx.len()];
+        self.symbolic = Some(symbolic);
+        (self.dim, self.col_ptr, self.row_idx) = (dim, col_ptr, row_idx);
+        self.factored = false;
+        Ok(())
+    }
+
+    /// Order of the analysed matrix.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The analysed pattern (lower triangle by columns) and the current values.
+    pub fn matrix(&self) -> (&[usize], &[usize], &[f64]) {
+        (&self.col_ptr, &self.row_idx, &self.values)
+    }
+
+    /// Nonzeros of the factor L (of the analysis).
+    pub fn factor_nonzeros(&self) -> usize {
+        self.l_values.len()
+    }
+
+    /// The matrix values, in the order of the analysed pattern.
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        self.factored = false;
+        &mut self.values
+    }
+
+    /// Factors the current values; returns the number of negative eigenvalues.
+    pub fn factor(&mut self) -> Result<usize, KktError> {
+        self.factored = false;
+        let symbolic = self.symbolic.as_ref().ok_or(KktError::State("factor before analyze"))?;
+        if self.values.iter().any(|v| !v.is_finite()) {
+            return Err(KktError::NotFinite);
+        }
+        let scale = self.values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        let a = SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(self.dim, self.dim, &self.col_ptr, None, &self.row_idx), &self.values);
+        let stack = MemStack::new(&mut self.buffer);
+        self.factorizations += 1;
+        symbolic
+            .factorize_numeric_ldlt(&mut self.l_values, a, Side::Lower, LdltRegularization::default(), Par::Seq, stack, Default::default())
+            .map_err(|e| {
+                let faer::linalg::cholesky::ldlt::factor::LdltError::ZeroPivot { index } = e;
+                KktError::Singular { index, value: 0.0 }
+            })?;
+        let mut negative = 0;
+        let tolerance = self.pivot_tolerance * scale;
+        let mut check = |index: usize, d: f64| -> Result<(), KktError> {
+            if !d.is_finite() || d.abs() <= tolerance {
+                return Err(KktError::Singular { index, value: d });
+            }
+            negative += usize::from(d < 0.0);
+            Ok(())
+        };
+        match symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => {
+                // Column j of L starts with its diagonal, which holds D_j.
+                for (j, &start) in s.col_ptr()[..self.dim].iter().enumerate() {
+                    check(j, self.l_values[start])?;
+                }
+            }
+            SymbolicCholeskyRaw::Supernodal(s) => {
+                let (begin, end, val_ptr) = (s.supernode_begin(), s.supernode_end(), s.col_ptr_for_val());
+                for k in 0..s.n_supernodes() {
+                    let ncols = end[k] - begin[k];
+                    let block = &self.l_values[val_ptr[k]..val_ptr[k + 1]];
+                    let nrows = block.len() / ncols.max(1);
+                    // The supernode's column-major block; its top square's diagonal is D.
+                    for c in 0..ncols {
+                        check(begin[k] + c, block[c * nrows + c])?;
+                    }
+                }
+            }
+        }
+        if self.l_values.iter().any(|v| !v.is_finite()) {
+            return Err(KktError::Singular { index: 0, value: f64::NAN });
+        }
+        self.negative = negative;
+        self.factored = true;
+        Ok(negative)
+    }
+
+    /// Negative eigenvalues of the last successful factorization.
+    pub fn negative_eigenvalues(&self) -> usize {
+        self.negative
+    }
+
+    /// Solves `A X = B` for `nrhs` right-hand sides stored column after column in `rhs`,
+    /// in place, with iterative refinement while the relative residual exceeds
+    /// [`Ldl::refine_tolerance`] and still decreases (at most
+    /// [`Ldl::max_refinements`] steps per right-hand side).
+    pub fn solve_in_place(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<(), KktError> {
+        if !self.factored {
+            return Err(KktError::State("solve before a successful factorization"));
+        }
+        if rhs.len() != self.dim * nrhs {
+            return Err(KktError::RhsLength { got: rhs.len(), dim: self.dim, nrhs });
+        }
+        if nrhs == 0 || self.dim == 0 {
+            return Ok(());
+        }
+        let b = rhs.to_vec();
+        self.substitute(rhs, nrhs)?;
+        let n = self.dim;
+        for k in 0..nrhs {
+            let (x, b) = (&mut rhs[k * n..(k + 1) * n], &b[k * n..(k + 1) * n]);
+            let mut r = self.residual_vector(x, b);
+            let mut norm = max_abs(&r) / b.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+            for _ in 0..self.max_refinements {
+                if norm <= self.refine_tolerance {
+                    break;
+                }
+                self.substitute(&mut r, 1)?;
+                let candidate: Vec<f64> = x.iter().zip(&r).map(|(x, d)| x + d).collect();
+                let next = self.residual_vector(&candidate, b);
+                let next_norm = max_abs(&next) / b.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+                if next_norm >= norm {
+                    break;
+                }
+                x.copy_from_slice(&candidate);
+                (r, norm) = (next, next_norm);
+                self.refinements += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forward and back substitution with the factor, in place.
+    fn substitute(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<(), KktError> {
+        let symbolic = self.symbolic.as_ref().ok_or(KktError::State("solve before analyze"))?;
+        let req = symbolic.solve_in_place_scratch::<f64>(nrhs, Par::Seq);
+        if req.size_bytes() > self.buffer.len() {
+            let analysis = symbolic.factorize_numeric_ldlt_scratch::<f64>(Par::Seq, Default::default());
+            self.buffer = MemBuffer::new(StackReq::any_of(&[analysis, req]));
+        }
+        let ldlt = LdltRef::<usize, f64>::new(symbolic, &self.l_values);
+        let mat = MatMut::from_column_major_slice_mut(rhs, self.dim, nrhs);
+        ldlt.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut self.buffer));
+        Ok(())
+    }
+
+    /// `b − A x` for the current values.
+    fn residual_vector(&self, x: &[f64], b: &[f64]) -> Vec<f64> {
+        let mut r = b.to_vec();
+        for j in 0..self.dim {
+            for p in self.col_ptr[j]..self.col_ptr[j + 1] {
+                let (i, a) = (self.row_idx[p], self.values[p]);
+                r[i] -= a * x[j];
+                if i != j {
+                    r[j] -= a * x[i];
+                }
+            }
+        }
+        r
+    }
+
+    /// `‖A x − b‖∞ / max(‖b‖∞, 1)` for the current values (one right-hand side).
+    pub fn residual(&self, x: &[f64], b: &[f64]) -> f64 {
+        max_abs(&self.residual_vector(x, b)) / b.iter().fold(1.0_f64, |m, v| m.max(v.abs()))
+    }
+}
+
+fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Negative eigenvalues of a dense symmetric matrix (faer's dense eigen solver).
+    fn dense_negative(a: &[Vec<f64>]) -> usize {
+        let n = a.len();
+        let m = faer::Mat::from_fn(n, n, |i, j| a[i][j]);
+        let eig = m.self_adjoint_eigenvalues(Side::Lower).unwrap();
+        eig.iter().filter(|v| **v < 0.0).count()
+    }
+
+    fn lower_csc(a: &[Vec<f64>]) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        let n = a.len();
+        let (mut cp, mut ri, mut v) = (vec![0], vec![], vec![]);
+        for j in 0..n {
+            for (i, row) in a.iter().enumerate().skip(j) {
+                if row[j] != 0.0 || i == j {
+                    ri.push(i);
+                    v.push(row[j]);
+                }
+            }
+            cp.push(ri.len());
+        }
+        (cp, ri, v)
+    }
+
+    /// A random KKT matrix [[H + δ I, Jᵀ], [J, −δ_c I]] with a sparse indefinite H.
+    fn kkt(rng: &mut rand::rngs::StdRng, n: usize, m: usize, delta: f64) -> Vec<Vec<f64>> {
+        let mut a = vec![vec![0.0; n + m]; n + m];
+        for i in 0..n {
+            a[i][i] = rng.gen_range(-1.0..3.0) + delta;
+            if i + 1 < n && rng.gen_bool(0.5) {
+                let v = rng.gen_range(-1.0..1.0);
+                a[i][i + 1] = v;
+                a[i + 1][i] = v;
+            }
+        }
+        for r in 0..m {
+            for _ in 0..3 {
+                let c = rng.gen_range(0..n);
+                let v = rng.gen_range(-2.0..2.0);
+                a[n + r][c] = v;
+                a[c][n + r] = v;
+            }
+            a[n + r][n + r] = -1e-8;
+        }
+        a
+    }
+
+    #[test]
+    fn the_inertia_and_the_solution_match_dense_linear_algebra() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for (n, m) in [(5, 2), (40, 15), (200, 80)] {
+            for delta in [0.0, 1.0, 5.0] {
+                let a = kkt(&mut rng, n, m, delta);
+                let (cp, ri, v) = lower_csc(&a);
+                let mut ldl = Ldl::default();
+                ldl.analyze(n + m, &cp, &ri).unwrap();
+                ldl.values_mut().copy_from_slice(&v);
+                let expected = dense_negative(&a);
+                match ldl.factor() {
+                    Ok(neg) => {
+                        assert_eq!(neg, expected, "n = {n}, m = {m}, δ = {delta}");
+                        let b: Vec<f64> = (0..n + m).map(|i| (i as f64 * 0.37).sin()).collect();
+                        let mut x = b.clone();
+                        ldl.solve_in_place(&mut x, 1).unwrap();
+                        assert!(ldl.residual(&x, &b) < 1e-12, "residual {}", ldl.residual(&x, &b));
+                    }
+                    Err(KktError::Singular { .. }) => {}
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let mut ldl = Ldl::default();
+        assert!(matches!(ldl.factor(), Err(KktError::State(_))));
+        assert!(matches!(ldl.analyze(2, &[0, 1, 2], &[1, 1]), Ok(())));
+        assert!(matches!(ldl.analyze(2, &[0, 2, 1], &[0, 1]), Err(KktError::Pattern(_))));
+        assert!(matches!(ldl.analyze(2, &[0, 1, 2], &[0, 0]), Err(KktError::Pattern(_))));
+        // [[1, 2], [2, 4]] is singular.
+        ldl.analyze(2, &[0, 2, 3], &[0, 1, 1]).unwrap();
+        ldl.values_mut().copy_from_slice(&[1.0, 2.0, 4.0]);
+        assert!(matches!(ldl.factor(), Err(KktError::Singular { .. })));
+        let mut b = [1.0, 1.0];
+        assert!(matches!(ldl.solve_in_place(&mut b, 1), Err(KktError::State(_))));
+        ldl.values_mut().copy_from_slice(&[1.0, f64::NAN, 4.0]);
+        assert_eq!(ldl.factor(), Err(KktError::NotFinite));
+        ldl.values_mut().copy_from_slice(&[1.0, 0.0, -4.0]);
+        assert_eq!(ldl.factor(), Ok(1));
+        assert!(matches!(ldl.solve_in_place(&mut b[..1], 1), Err(KktError::RhsLength { .. })));
+        let mut empty = Ldl::default();
+        empty.analyze::<usize>(0, &[0], &[]).unwrap();
+        assert_eq!(empty.factor(), Ok(0));
+        empty.solve_in_place(&mut [], 1).unwrap();
+    }
+}

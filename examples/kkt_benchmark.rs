@@ -1,0 +1,171 @@
+//! The KKT systems Ipopt factors, solved by fesd's sparse LDLᵀ (`linear_solver = ldl`,
+//! crate `fesd-kkt`) and by MUMPS as Ipopt configures it. Each case is solved with
+//! `linear_solver = ldl` while every `every`-th KKT system is recorded (at most `max`);
+//! each recorded system is then analysed, factored and solved by both.
+//!
+//! Per matrix it prints rows, nonzeros, factor nonzeros, times (analysis / factor /
+//! solve, ms), the relative residual ‖Kx − b‖∞/‖b‖∞ and the negative eigenvalues of
+//! both; at the end `kkt_median_time_ratio` (ldl/MUMPS, factor + solve),
+//! `kkt_inertia_mismatches`, `kkt_max_residual` (ldl) and `kkt_matrices`.
+//!
+//! Run: `cargo run --release --example kkt_benchmark [-- [--every K] [--max M] [case|file.json …]]`
+//! (cases: sliding_mode, motor_240, car_turbo; a path is a NOSBENCH file; default: the
+//! three cases and `tests/data/CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json`).
+
+use fesd::ipopt::mumps::Mumps;
+use fesd::ipopt::{capture_kkt, take_captured_kkt, KktSystem, OptionValue};
+use fesd::kkt::Ldl;
+use fesd::model::Representation;
+use fesd::mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccSolver};
+use fesd::ocp::{problems, Ocp, OcpSolver};
+use std::time::Instant;
+
+fn ldl_option() -> (String, OptionValue) {
+    ("linear_solver".into(), "ldl".into())
+}
+
+/// Solves the case with `linear_solver = ldl`, recording its KKT systems.
+fn capture(case: &str, every: usize, max: usize) -> Result<Vec<KktSystem>, Box<dyn std::error::Error>> {
+    capture_kkt(every, max);
+    let ocp: Option<Ocp> = match case {
+        "sliding_mode" => Some(problems::sliding_mode()?),
+        "motor_240" => Some(problems::voice_coil_motor(240)?),
+        "car_turbo" => Some(problems::car_turbo(10, 3, Representation::Stewart)?),
+        _ => None,
+    };
+    match ocp {
+        Some(mut ocp) => {
+            ocp.options.homotopy.ipopt.push(ldl_option());
+            ocp.options.kernels = Kernels::Compiled;
+            let r = OcpSolver::new(&ocp)?.solve()?;
+            println!("{case}: {:?}, cost {:.6}, {} Ipopt iterations", r.status, r.cost, r.mpcc.total_iterations);
+        }
+        None => {
+            let mut opts = HomotopyOptions::default();
+            opts.ipopt.push(ldl_option());
+            let formulation = Default::default();
+            let mut solver = MpccSolver::from_file(std::path::Path::new(case), formulation, opts, &CompileOptions::default(), Kernels::Compiled)?;
+            let r = solver.solve();
+            println!("{case}: {:?}, f = {:.6}, {} Ipopt iterations", r.status, r.objective, r.total_iterations);
+        }
+    }
+    Ok(take_captured_kkt())
+}
+
+/// ‖K x − b‖∞ / max(‖b‖∞, 1) with K by its lower triangle.
+fn residual(k: &KktSystem, x: &[f64]) -> f64 {
+    let mut r = k.rhs.clone();
+    for j in 0..k.dim {
+        for p in k.col_ptr[j]..k.col_ptr[j + 1] {
+            let (i, a) = (k.row_idx[p], k.values[p]);
+            r[i] -= a * x[j];
+            if i != j {
+                r[j] -= a * x[i];
+            }
+        }
+    }
+    let norm = k.rhs.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+    r.iter().fold(0.0_f64, |m, v| m.max(v.abs())) / norm
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+struct Row {
+    ratio: f64,
+    mismatch: bool,
+    residual: f64,
+}
+
+fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
+    let t = Instant::now();
+    let mut ldl = Ldl::default();
+    ldl.analyze(k.dim, &k.col_ptr, &k.row_idx)?;
+    let ldl_analysis = ms(t);
+    ldl.values_mut().copy_from_slice(&k.values);
+    let t = Instant::now();
+    let ldl_neg = ldl.factor();
+    let ldl_factor = ms(t);
+    let mut x = k.rhs.clone();
+    let t = Instant::now();
+    let ldl_solved = ldl_neg.is_ok() && ldl.solve_in_place(&mut x, 1).is_ok();
+    let ldl_solve = ms(t);
+    let ldl_res = if ldl_solved { residual(k, &x) } else { f64::NAN };
+
+    let mut mumps = Mumps::new(k.dim, &k.col_ptr, &k.row_idx, &k.values, 1e-8)?;
+    let t = Instant::now();
+    mumps.factor().map_err(|e| format!("MUMPS analysis/factorization: {e}"))?;
+    let mumps_analysis = ms(t);
+    let t = Instant::now();
+    let mumps_neg = mumps.factor().map_err(|e| format!("MUMPS factorization: {e}"))?;
+    let mumps_factor = ms(t);
+    let mut y = k.rhs.clone();
+    let t = Instant::now();
+    mumps.solve(&mut y).map_err(|e| format!("MUMPS solve: {e}"))?;
+    let mumps_solve = ms(t);
+    let mumps_res = residual(k, &y);
+
+    let nnz = k.row_idx.len();
+    let ldl_neg_text = ldl_neg.as_ref().map(|n| n.to_string()).unwrap_or_else(|e| format!("({e})"));
+    println!(
+        "{:>6} {:>8} {:>9} {:>9} | {:>6.2} {:>6.2} {:>6.2} {:>9.1e} {:>6} | {:>6.2} {:>6.2} {:>6.2} {:>9.1e} {:>6}",
+        k.dim,
+        nnz,
+        ldl.factor_nonzeros(),
+        mumps.factor_entries(),
+        ldl_analysis,
+        ldl_factor,
+        ldl_solve,
+        ldl_res,
+        ldl_neg_text,
+        mumps_analysis,
+        mumps_factor,
+        mumps_solve,
+        mumps_res,
+        mumps_neg
+    );
+    Ok(Row {
+        ratio: (ldl_factor + ldl_solve) / (mumps_factor + mumps_solve),
+        mismatch: ldl_neg.map_or(true, |n| n != mumps_neg),
+        residual: ldl_res,
+    })
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let (mut every, mut max, mut cases) = (10, 10, Vec::new());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--every" => every = args.next().ok_or("--every K")?.parse()?,
+            "--max" => max = args.next().ok_or("--max M")?.parse()?,
+            "-h" | "--help" => {
+                println!("usage: kkt_benchmark [--every K] [--max M] [sliding_mode|motor_240|car_turbo|file.json …]");
+                return Ok(());
+            }
+            _ => cases.push(a),
+        }
+    }
+    if cases.is_empty() {
+        cases = ["sliding_mode", "motor_240", "car_turbo", "tests/data/CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json"].map(String::from).to_vec();
+    }
+    let mut rows = Vec::new();
+    for case in &cases {
+        let systems = capture(case, every, max)?;
+        println!(
+            "{:>6} {:>8} {:>9} {:>9} | {:>6} {:>6} {:>6} {:>9} {:>6} | {:>6} {:>6} {:>6} {:>9} {:>6}",
+            "rows", "nnz", "L nnz", "MUMPS nnz", "ldl an", "fact", "solve", "residual", "neg", "MUMPS an", "fact", "solve", "residual", "neg"
+        );
+        for k in &systems {
+            rows.push(compare(k)?);
+        }
+    }
+    let mut ratios: Vec<f64> = rows.iter().map(|r| r.ratio).collect();
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
+    println!("kkt_matrices = {}", rows.len());
+    println!("kkt_median_time_ratio = {median:.3}");
+    println!("kkt_inertia_mismatches = {}", rows.iter().filter(|r| r.mismatch).count());
+    println!("kkt_max_residual = {:.1e}", rows.iter().map(|r| r.residual).fold(0.0_f64, |m, v| if v.is_nan() { m } else { m.max(v) }));
+    Ok(())
+}
