@@ -44,7 +44,8 @@ fn capture(case: &str, every: usize, max: usize) -> Result<Vec<KktSystem>, Box<d
             let mut opts = HomotopyOptions::default();
             opts.ipopt.push(ldl_option());
             let formulation = Default::default();
-            let mut solver = MpccSolver::from_file(std::path::Path::new(case), formulation, opts, &CompileOptions::default(), Kernels::Compiled)?;
+            let mut solver =
+                MpccSolver::from_file(std::path::Path::new(case), formulation, opts, &CompileOptions::default(), Kernels::Compiled)?;
             let r = solver.solve();
             println!("{case}: {:?}, f = {:.6}, {} Ipopt iterations", r.status, r.objective, r.total_iterations);
         }
@@ -127,7 +128,7 @@ fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
     );
     Ok(Row {
         ratio: (ldl_factor + ldl_solve) / (mumps_factor + mumps_solve),
-        mismatch: ldl_neg.map_or(true, |n| n != mumps_neg),
+        mismatch: ldl_neg != Ok(mumps_neg),
         residual: ldl_res,
     })
 }
@@ -147,14 +148,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if cases.is_empty() {
-        cases = ["sliding_mode", "motor_240", "car_turbo", "tests/data/CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json"].map(String::from).to_vec();
+        cases = ["sliding_mode", "motor_240", "car_turbo", "tests/data/CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json"]
+            .map(String::from)
+            .to_vec();
     }
     let mut rows = Vec::new();
     for case in &cases {
         let systems = capture(case, every, max)?;
         println!(
             "{:>6} {:>8} {:>9} {:>9} | {:>6} {:>6} {:>6} {:>9} {:>6} | {:>6} {:>6} {:>6} {:>9} {:>6}",
-            "rows", "nnz", "L nnz", "MUMPS nnz", "ldl an", "fact", "solve", "residual", "neg", "MUMPS an", "fact", "solve", "residual", "neg"
+            "rows",
+            "nnz",
+            "L nnz",
+            "MUMPS nnz",
+            "ldl an",
+            "fact",
+            "solve",
+            "residual",
+            "neg",
+            "MUMPS an",
+            "fact",
+            "solve",
+            "residual",
+            "neg"
         );
         for k in &systems {
             rows.push(compare(k)?);

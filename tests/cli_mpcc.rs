@@ -21,9 +21,10 @@ fn path_str(p: &Path) -> &str {
 #[test]
 fn known_solutions_through_the_command() {
     let known: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(data("known_solutions.json")).unwrap()).unwrap();
-    for entry in known {
+    // MUMPS (Ipopt's default) and fesd's sparse LDLᵀ reach the same solutions.
+    for (entry, linear_solver) in known.iter().flat_map(|e| [(e, "linear_solver=mumps"), (e, "linear_solver=ldl")]) {
         let file = data(entry["file"].as_str().unwrap());
-        let (code, stdout, stderr) = fesd(&["mpcc", path_str(&file), "--json"]);
+        let (code, stdout, stderr) = fesd(&["mpcc", path_str(&file), "--json", "--ipopt", linear_solver]);
         assert_eq!(code, 0, "{stderr}");
         let report: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(report["status"], "converged");
@@ -41,7 +42,7 @@ fn known_solutions_through_the_command() {
             vec![entry["w_star"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()]
         };
         let best = stars.iter().map(|s| s.iter().zip(&w).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)).fold(f64::INFINITY, f64::min);
-        assert!(best <= 1e-6, "{}: w = {w:?}", file.display());
+        assert!(best <= 1e-6, "{} ({linear_solver}): w = {w:?}", file.display());
         for key in ["homotopy_steps", "total_iterations", "wall_time", "ipopt_time", "own_time"] {
             assert!(report[key].is_number(), "{key} missing");
         }
@@ -159,4 +160,16 @@ fn a_closed_stdout_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_nosbench_car_solves_with_either_linear_solver() {
+    let file = data("CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json");
+    for linear_solver in ["linear_solver=mumps", "linear_solver=ldl"] {
+        let (code, stdout, stderr) = fesd(&["mpcc", path_str(&file), "--json", "--ipopt", linear_solver]);
+        assert_eq!(code, 0, "{stderr}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(report["status"], "converged", "{linear_solver}");
+        assert!((report["objective"].as_f64().unwrap() - 13.3341666667).abs() < 1e-6, "{linear_solver}: {}", report["objective"]);
+    }
 }

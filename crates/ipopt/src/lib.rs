@@ -1,5 +1,9 @@
-//! Safe binding to Ipopt 3.14 through its C interface (the library shipped in the
-//! CasADi 3.8.2 SDK, with MUMPS).
+//! Safe binding to Ipopt 3.14 (the library shipped in the CasADi 3.8.2 SDK, with MUMPS),
+//! driven through its C++ application object by a small shim (`cpp/app.cc`) that keeps
+//! the signatures of Ipopt's C interface and can hand Ipopt fesd's own sparse LDLᵀ
+//! (crate `fesd-kkt`) as its linear solver: the option `linear_solver = ldl` (any other
+//! value is Ipopt's, default MUMPS). Ipopt's C++ exceptions never cross the shim.
+//! [`mumps::Mumps`] and [`capture_kkt`] serve the KKT benchmark.
 //!
 //! An NLP
 //!

@@ -70,15 +70,7 @@ const WRONG_INERTIA: c_int = 2;
 const FATAL: c_int = 4;
 
 /// The table handed to the shim.
-pub static TABLE: LinearSolver = LinearSolver {
-    create,
-    destroy,
-    structure,
-    values,
-    solve,
-    negative_eigenvalues,
-    increase_quality,
-};
+pub static TABLE: LinearSolver = LinearSolver { create, destroy, structure, values, solve, negative_eigenvalues, increase_quality };
 
 fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Ldl) -> T) -> T {
     if handle.is_null() {
@@ -107,7 +99,8 @@ extern "C" fn structure(handle: *mut c_void, dim: c_int, nonzeros: c_int, ia: *c
             return FATAL;
         }
         // SAFETY: Ipopt passes dim + 1 row pointers and `nonzeros` column indices.
-        let (ia, ja) = unsafe { (std::slice::from_raw_parts(ia, dim + 1), if nnz == 0 { &[][..] } else { std::slice::from_raw_parts(ja, nnz) }) };
+        let (ia, ja) =
+            unsafe { (std::slice::from_raw_parts(ia, dim + 1), if nnz == 0 { &[][..] } else { std::slice::from_raw_parts(ja, nnz) }) };
         // The upper triangle by rows is the lower triangle by columns.
         match ldl.analyze(dim, ia, ja) {
             Ok(()) => SUCCESS,

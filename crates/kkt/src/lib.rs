@@ -171,7 +171,10 @@ impl Ldl {
             return Err(KktError::NotFinite);
         }
         let scale = self.values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-        let a = SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(self.dim, self.dim, &self.col_ptr, None, &self.row_idx), &self.values);
+        let a = SparseColMatRef::new(
+            SymbolicSparseColMatRef::new_checked(self.dim, self.dim, &self.col_ptr, None, &self.row_idx),
+            &self.values,
+        );
         let stack = MemStack::new(&mut self.buffer);
         self.factorizations += 1;
         symbolic

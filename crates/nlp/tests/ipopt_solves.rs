@@ -180,3 +180,32 @@ fn hs071_evaluated_by_casadi_before_its_module_is_compiled() {
         assert_eq!(ipopt::blas_threads(), Some(1));
     }
 }
+
+/// HS71 from its standard start with this linear solver.
+fn hs071_with(linear_solver: &str) -> ipopt::Solution {
+    let (nlp, d) = hs071();
+    let mut compiled = CompiledNlp::build(&nlp, "hs071_ldl", &CompileOptions::default()).unwrap();
+    let structure = compiled.structure(d.x_l.clone(), d.x_u.clone(), d.g_l.clone(), d.g_u.clone()).unwrap();
+    let mut solver = IpoptSolver::new(structure).unwrap();
+    quiet(&mut solver);
+    solver.set_option("tol", 1e-10).set_option("linear_solver", linear_solver);
+    solver.solve(&mut compiled, &StartPoint::primal(d.x0), None).unwrap()
+}
+
+/// fesd's sparse LDLᵀ as Ipopt's linear solver (`linear_solver = ldl`) gives HS71's
+/// solution with the iterations of MUMPS; from threads at once the results are identical.
+#[test]
+fn hs071_with_fesd_ldl_as_the_linear_solver() {
+    let (mumps, ldl) = (hs071_with("mumps"), hs071_with("ldl"));
+    assert_eq!(ldl.status, ApplicationReturnStatus::SolveSucceeded);
+    assert!((ldl.objective - 17.014017140224).abs() < 1e-7, "f = {}", ldl.objective);
+    assert!(ldl.x.iter().zip(&mumps.x).all(|(a, b)| (a - b).abs() < 1e-8));
+    assert_eq!(ldl.iterations, mumps.iterations);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| hs071_with("ldl"))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &results {
+        assert_eq!((r.x.clone(), r.iterations), (ldl.x.clone(), ldl.iterations), "bitwise identical from every thread");
+    }
+}
