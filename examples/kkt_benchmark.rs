@@ -126,11 +126,7 @@ fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
         mumps_res,
         mumps_neg
     );
-    Ok(Row {
-        ratio: (ldl_factor + ldl_solve) / (mumps_factor + mumps_solve),
-        mismatch: ldl_neg != Ok(mumps_neg),
-        residual: ldl_res,
-    })
+    Ok(Row { ratio: (ldl_factor + ldl_solve) / (mumps_factor + mumps_solve), mismatch: ldl_neg != Ok(mumps_neg), residual: ldl_res })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -206,5 +206,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("iteration_ratio = {:.3}", iterations as f64 / ref_iterations.max(1) as f64);
         println!("median_time_ratio = {:.3}", median(ratios));
     }
+    let (ldl, fallback) = ipopt::ldl_factorizations();
+    if ldl + fallback > 0 {
+        println!("ldl_factorizations = {ldl}");
+        println!("ldl_mumps_fallback_solves = {fallback}");
+    }
     Ok(())
 }

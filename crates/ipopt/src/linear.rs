@@ -1,12 +1,17 @@
 //! fesd's sparse LDLᵀ (`fesd-kkt`) as Ipopt's linear solver (`linear_solver = ldl`):
-//! the function table the application shim calls. Every function catches panics; a
-//! failure is a status Ipopt understands, never an unwind across the shim.
+//! the function table the application shim calls. A matrix whose static pivots meet a
+//! zero even after `fesd-kkt` reordered its zero diagonals (a zero constraint block,
+//! Ipopt without `perturb_always_cd`) is reported singular here, and the shim hands it to
+//! Ipopt's own solver (MUMPS, behind Ipopt's lock), which pivots and decides; after three
+//! such in a row MUMPS takes the matrices, the LDLᵀ retried every 16th. Every function catches
+//! panics; a failure is a status Ipopt understands, never an unwind across the shim.
 
 use crate::sys::LinearSolver;
 use fesd_kkt::{KktError, Ldl};
 use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One KKT system as Ipopt handed it to `linear_solver = ldl`: the lower triangle by
 /// columns and the first right-hand side.
@@ -46,6 +51,22 @@ pub fn take_captured_kkt() -> Vec<KktSystem> {
     CAPTURE.with(|c| c.borrow_mut().take().map(|c| c.systems).unwrap_or_default())
 }
 
+static LDL_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// Work under `linear_solver = ldl` in this process so far: (factorizations by the LDLᵀ,
+/// solves handed to Ipopt's MUMPS where the LDLᵀ could not factor).
+pub fn ldl_factorizations() -> (usize, usize) {
+    // SAFETY: reads an atomic counter of the shim.
+    let fallbacks = unsafe { crate::sys::fesd_ipopt_fallbacks() };
+    (LDL_FACTORIZATIONS.load(Ordering::Relaxed), usize::try_from(fallbacks).unwrap_or(0))
+}
+
+/// One solver instance of Ipopt's.
+#[derive(Default)]
+struct Handle {
+    ldl: Ldl,
+}
+
 fn record(ldl: &Ldl, rhs: &[f64]) {
     CAPTURE.with(|c| {
         if let Some(c) = c.borrow_mut().as_mut() {
@@ -72,28 +93,28 @@ const FATAL: c_int = 4;
 /// The table handed to the shim.
 pub static TABLE: LinearSolver = LinearSolver { create, destroy, structure, values, solve, negative_eigenvalues, increase_quality };
 
-fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Ldl) -> T) -> T {
+fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Handle) -> T) -> T {
     if handle.is_null() {
         return fallback;
     }
     // SAFETY: `handle` came from `create` and is used by one Ipopt solve at a time.
-    let ldl = unsafe { &mut *(handle as *mut Ldl) };
-    catch_unwind(AssertUnwindSafe(|| f(ldl))).unwrap_or(fallback)
+    let h = unsafe { &mut *(handle as *mut Handle) };
+    catch_unwind(AssertUnwindSafe(|| f(h))).unwrap_or(fallback)
 }
 
 extern "C" fn create() -> *mut c_void {
-    catch_unwind(|| Box::into_raw(Box::<Ldl>::default()) as *mut c_void).unwrap_or(std::ptr::null_mut())
+    catch_unwind(|| Box::into_raw(Box::<Handle>::default()) as *mut c_void).unwrap_or(std::ptr::null_mut())
 }
 
 extern "C" fn destroy(handle: *mut c_void) {
     if !handle.is_null() {
         // SAFETY: created by `create`, destroyed once by the shim.
-        let _ = catch_unwind(|| drop(unsafe { Box::from_raw(handle as *mut Ldl) }));
+        let _ = catch_unwind(|| drop(unsafe { Box::from_raw(handle as *mut Handle) }));
     }
 }
 
 extern "C" fn structure(handle: *mut c_void, dim: c_int, nonzeros: c_int, ia: *const c_int, ja: *const c_int) -> c_int {
-    with(handle, FATAL, |ldl| {
+    with(handle, FATAL, |h| {
         let (Ok(dim), Ok(nnz)) = (usize::try_from(dim), usize::try_from(nonzeros)) else { return FATAL };
         if ia.is_null() || (nnz > 0 && ja.is_null()) {
             return FATAL;
@@ -102,7 +123,7 @@ extern "C" fn structure(handle: *mut c_void, dim: c_int, nonzeros: c_int, ia: *c
         let (ia, ja) =
             unsafe { (std::slice::from_raw_parts(ia, dim + 1), if nnz == 0 { &[][..] } else { std::slice::from_raw_parts(ja, nnz) }) };
         // The upper triangle by rows is the lower triangle by columns.
-        match ldl.analyze(dim, ia, ja) {
+        match h.ldl.analyze(dim, ia, ja) {
             Ok(()) => SUCCESS,
             Err(_) => FATAL,
         }
@@ -110,39 +131,45 @@ extern "C" fn structure(handle: *mut c_void, dim: c_int, nonzeros: c_int, ia: *c
 }
 
 extern "C" fn values(handle: *mut c_void) -> *mut f64 {
-    with(handle, std::ptr::null_mut(), |ldl| ldl.values_mut().as_mut_ptr())
+    with(handle, std::ptr::null_mut(), |h| h.ldl.values_mut().as_mut_ptr())
 }
 
 extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *mut f64, check_neg: c_int, expected_neg: c_int) -> c_int {
-    with(handle, FATAL, |ldl| {
+    with(handle, FATAL, |h| {
         if new_matrix != 0 {
-            match ldl.factor() {
-                Ok(_) => {}
+            match h.ldl.factor() {
+                Ok(_) => {
+                    LDL_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
+                }
+                // The shim hands the matrix to Ipopt's own solver.
                 Err(KktError::Singular { .. }) => return SINGULAR,
                 Err(_) => return FATAL,
             }
+        } else if !h.ldl.is_factored() {
+            // The matrix this solve is for went to Ipopt's own solver: again.
+            return SINGULAR;
         }
-        if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(ldl.negative_eigenvalues()) {
+        if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(h.ldl.negative_eigenvalues()) {
             return WRONG_INERTIA;
         }
-        let Ok(nrhs) = usize::try_from(nrhs) else { return FATAL };
-        if rhs.is_null() && nrhs * ldl.dim() > 0 {
+        let (Ok(nrhs), dim) = (usize::try_from(nrhs), h.ldl.dim()) else { return FATAL };
+        if rhs.is_null() && nrhs * dim > 0 {
             return FATAL;
         }
         // SAFETY: Ipopt passes nrhs right-hand sides of dim values each.
-        let rhs = if nrhs * ldl.dim() == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(rhs, nrhs * ldl.dim()) } };
+        let rhs = if nrhs * dim == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(rhs, nrhs * dim) } };
         if new_matrix != 0 {
-            record(ldl, rhs);
+            record(&h.ldl, rhs);
         }
-        match ldl.solve_in_place(rhs, nrhs) {
-            Ok(()) => SUCCESS,
+        match h.ldl.solve_in_place(rhs, nrhs) {
+            Ok(_) => SUCCESS,
             Err(_) => FATAL,
         }
     })
 }
 
 extern "C" fn negative_eigenvalues(handle: *mut c_void) -> c_int {
-    with(handle, 0, |ldl| c_int::try_from(ldl.negative_eigenvalues()).unwrap_or(c_int::MAX))
+    with(handle, 0, |h| c_int::try_from(h.ldl.negative_eigenvalues()).unwrap_or(c_int::MAX))
 }
 
 extern "C" fn increase_quality(_handle: *mut c_void) -> c_int {

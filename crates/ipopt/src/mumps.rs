@@ -1,6 +1,7 @@
 //! MUMPS, configured as Ipopt configures it, on one sparse symmetric matrix: the
 //! reference that `linear_solver = ldl` is measured against (`examples/kkt_benchmark`).
-//! Not on any solve path.
+//! Not on any solve path: MUMPS is not safe to call beside Ipopt's own MUMPS calls in
+//! other threads (Ipopt serializes those behind a lock of its own).
 
 use std::ffi::{c_int, c_void};
 

@@ -84,6 +84,11 @@ pub struct Ldl {
     pub max_refinements: usize,
     /// Factorizations so far.
     pub factorizations: usize,
+    /// Reorderings for zero diagonal entries so far.
+    pub reorderings: usize,
+    /// The elimination order chosen for zero diagonal entries, if any.
+    custom_order: Option<Vec<usize>>,
+
     /// Refinement steps taken so far.
     pub refinements: usize,
 }
@@ -104,6 +109,9 @@ impl Default for Ldl {
             refine_tolerance: 1e-12,
             max_refinements: 10,
             factorizations: 0,
+            reorderings: 0,
+            custom_order: None,
+
             refinements: 0,
         }
     }
@@ -128,15 +136,9 @@ impl Ldl {
         let pattern = SymbolicSparseColMatRef::new_checked(dim, dim, &col_ptr, None, &row_idx);
         let symbolic = factorize_symbolic_cholesky(pattern, Side::Lower, SymmetricOrdering::Amd, Default::default())
             .map_err(|e| KktError::Pattern(format!("{e:?}")))?;
-        let par = Par::Seq;
-        let req = StackReq::any_of(&[
-            symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Default::default()),
-            symbolic.solve_in_place_scratch::<f64>(1, par),
-        ]);
-        self.buffer = MemBuffer::new(req);
-        self.l_values = vec![0.0; symbolic.len_val()];
+        self.install(symbolic);
         self.values = vec![0.0; row_idx.len()];
-        self.symbolic = Some(symbolic);
+        self.custom_order = None;
         (self.dim, self.col_ptr, self.row_idx) = (dim, col_ptr, row_idx);
         self.factored = false;
         Ok(())
@@ -163,8 +165,19 @@ impl Ldl {
         &mut self.values
     }
 
-    /// Factors the current values; returns the number of negative eigenvalues.
+    /// Factors the current values; returns the number of negative eigenvalues. A zero
+    /// pivot where the matrix has zero diagonal entries (a variable without curvature,
+    /// an unregularized constraint) reorders once: each such row is eliminated right
+    /// after its first neighbour instead of before all of them, where its pivot would be
+    /// zero (kept for the following factorizations of the pattern).
     pub fn factor(&mut self) -> Result<usize, KktError> {
+        match self.factor_once() {
+            Err(KktError::Singular { .. }) if self.reorder_zero_diagonal()? => self.factor_once(),
+            other => other,
+        }
+    }
+
+    fn factor_once(&mut self) -> Result<usize, KktError> {
         self.factored = false;
         let symbolic = self.symbolic.as_ref().ok_or(KktError::State("factor before analyze"))?;
         if self.values.iter().any(|v| !v.is_finite()) {
@@ -220,6 +233,93 @@ impl Ldl {
         Ok(negative)
     }
 
+    /// A new elimination order in which every row whose diagonal value is zero follows
+    /// its first neighbour in the current order; false if there is nothing to move or
+    /// the current order already has every such row after a neighbour.
+    fn reorder_zero_diagonal(&mut self) -> Result<bool, KktError> {
+        let n = self.dim;
+        let Some(symbolic) = self.symbolic.as_ref() else { return Ok(false) };
+        let base: Vec<usize> = match symbolic.perm() {
+            Some(p) => p.arrays().0.to_vec(),
+            None => (0..n).collect(),
+        };
+        let mut zero = vec![true; n];
+        let mut neighbours = vec![Vec::new(); n];
+        for j in 0..n {
+            for p in self.col_ptr[j]..self.col_ptr[j + 1] {
+                let i = self.row_idx[p];
+                if i == j {
+                    zero[j] = self.values[p] == 0.0;
+                } else {
+                    neighbours[i].push(j);
+                    neighbours[j].push(i);
+                }
+            }
+        }
+        let mut order = Vec::with_capacity(n);
+        let mut emitted = vec![false; n];
+        let mut waiting: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut moved = false;
+        fn emit(v: usize, order: &mut Vec<usize>, emitted: &mut [bool], waiting: &mut [Vec<usize>]) {
+            let mut stack = vec![v];
+            while let Some(v) = stack.pop() {
+                if emitted[v] {
+                    continue;
+                }
+                emitted[v] = true;
+                order.push(v);
+                stack.extend(std::mem::take(&mut waiting[v]).into_iter().rev());
+            }
+        }
+        for &v in &base {
+            if emitted[v] {
+                continue;
+            }
+            if zero[v] && !neighbours[v].is_empty() && !neighbours[v].iter().any(|&u| emitted[u]) {
+                neighbours[v].iter().for_each(|&u| waiting[u].push(v));
+                moved = true;
+                continue;
+            }
+            emit(v, &mut order, &mut emitted, &mut waiting);
+        }
+        for v in 0..n {
+            emit(v, &mut order, &mut emitted, &mut waiting);
+        }
+        if !moved || self.custom_order.as_deref() == Some(&order[..]) {
+            return Ok(false);
+        }
+        let mut inverse = vec![0; n];
+        for (k, &v) in order.iter().enumerate() {
+            inverse[v] = k;
+        }
+        let pattern = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+        let perm = faer::perm::PermRef::new_checked(&order, &inverse, n);
+        let symbolic = factorize_symbolic_cholesky(pattern, Side::Lower, SymmetricOrdering::Custom(perm), Default::default())
+            .map_err(|e| KktError::Pattern(format!("{e:?}")))?;
+        self.install(symbolic);
+        self.custom_order = Some(order);
+        self.reorderings += 1;
+        Ok(true)
+    }
+
+    /// Makes `symbolic` the analysis of the factorizations to come.
+    fn install(&mut self, symbolic: SymbolicCholesky<usize>) {
+        let par = Par::Seq;
+        let req = StackReq::any_of(&[
+            symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Default::default()),
+            symbolic.solve_in_place_scratch::<f64>(1, par),
+        ]);
+        self.buffer = MemBuffer::new(req);
+        self.l_values = vec![0.0; symbolic.len_val()];
+        self.symbolic = Some(symbolic);
+    }
+
+    /// The current values are factored (the last [`Ldl::factor`] succeeded and the
+    /// values were not touched since).
+    pub fn is_factored(&self) -> bool {
+        self.factored
+    }
+
     /// Negative eigenvalues of the last successful factorization.
     pub fn negative_eigenvalues(&self) -> usize {
         self.negative
@@ -228,8 +328,9 @@ impl Ldl {
     /// Solves `A X = B` for `nrhs` right-hand sides stored column after column in `rhs`,
     /// in place, with iterative refinement while the relative residual exceeds
     /// [`Ldl::refine_tolerance`] and still decreases (at most
-    /// [`Ldl::max_refinements`] steps per right-hand side).
-    pub fn solve_in_place(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<(), KktError> {
+    /// [`Ldl::max_refinements`] steps per right-hand side); returns the largest relative
+    /// residual ‖Ax − b‖∞ / max(‖b‖∞, 1) left.
+    pub fn solve_in_place(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<f64, KktError> {
         if !self.factored {
             return Err(KktError::State("solve before a successful factorization"));
         }
@@ -237,9 +338,10 @@ impl Ldl {
             return Err(KktError::RhsLength { got: rhs.len(), dim: self.dim, nrhs });
         }
         if nrhs == 0 || self.dim == 0 {
-            return Ok(());
+            return Ok(0.0);
         }
         let b = rhs.to_vec();
+        let mut worst = 0.0_f64;
         self.substitute(rhs, nrhs)?;
         let n = self.dim;
         for k in 0..nrhs {
@@ -261,8 +363,9 @@ impl Ldl {
                 (r, norm) = (next, next_norm);
                 self.refinements += 1;
             }
+            worst = worst.max(norm);
         }
-        Ok(())
+        Ok(worst)
     }
 
     /// Forward and back substitution with the factor, in place.
@@ -377,6 +480,37 @@ mod tests {
                     Err(KktError::Singular { .. }) => {}
                     Err(e) => panic!("{e}"),
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_zero_diagonal_is_eliminated_after_its_neighbour() {
+        // A free variable without curvature (row 0) bound by a constraint (row 1) with
+        // a tiny regularization: nonsingular, eigenvalues ≈ ±1, but a zero first pivot
+        // in the natural order.
+        let mut ldl = Ldl::default();
+        ldl.analyze(2, &[0, 2, 3], &[0, 1, 1]).unwrap();
+        ldl.values_mut().copy_from_slice(&[0.0, 1.0, -1e-8]);
+        assert_eq!(ldl.factor(), Ok(1));
+        let mut b = [1.0, 2.0];
+        ldl.solve_in_place(&mut b, 1).unwrap();
+        assert!(ldl.residual(&b, &[1.0, 2.0]) < 1e-12, "{b:?}");
+        // The random KKT matrices again, with zero Hessian diagonals.
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for _ in 0..20 {
+            let mut a = kkt(&mut rng, 30, 12, 0.0);
+            for (i, row) in a.iter_mut().enumerate().take(30) {
+                if rng.gen_bool(0.3) {
+                    row[i] = 0.0;
+                }
+            }
+            let (cp, ri, v) = lower_csc(&a);
+            let mut ldl = Ldl::default();
+            ldl.analyze(42, &cp, &ri).unwrap();
+            ldl.values_mut().copy_from_slice(&v);
+            if let Ok(neg) = ldl.factor() {
+                assert_eq!(neg, dense_negative(&a));
             }
         }
     }
