@@ -53,22 +53,6 @@ fn capture(case: &str, every: usize, max: usize) -> Result<Vec<KktSystem>, Box<d
     Ok(take_captured_kkt())
 }
 
-/// ‖K x − b‖∞ / max(‖b‖∞, 1) with K by its lower triangle.
-fn residual(k: &KktSystem, x: &[f64]) -> f64 {
-    let mut r = k.rhs.clone();
-    for j in 0..k.dim {
-        for p in k.col_ptr[j]..k.col_ptr[j + 1] {
-            let (i, a) = (k.row_idx[p], k.values[p]);
-            r[i] -= a * x[j];
-            if i != j {
-                r[j] -= a * x[i];
-            }
-        }
-    }
-    let norm = k.rhs.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
-    r.iter().fold(0.0_f64, |m, v| m.max(v.abs())) / norm
-}
-
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
@@ -92,7 +76,7 @@ fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
     let t = Instant::now();
     let ldl_solved = ldl_neg.is_ok() && ldl.solve_in_place(&mut x, 1).is_ok();
     let ldl_solve = ms(t);
-    let ldl_res = if ldl_solved { residual(k, &x) } else { f64::NAN };
+    let ldl_res = if ldl_solved { ldl.residual(&x, &k.rhs) } else { f64::NAN };
 
     let mut mumps = Mumps::new(k.dim, &k.col_ptr, &k.row_idx, &k.values, 1e-8)?;
     let t = Instant::now();
@@ -105,7 +89,7 @@ fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
     let t = Instant::now();
     mumps.solve(&mut y).map_err(|e| format!("MUMPS solve: {e}"))?;
     let mumps_solve = ms(t);
-    let mumps_res = residual(k, &y);
+    let mumps_res = ldl.residual(&y, &k.rhs);
 
     let nnz = k.row_idx.len();
     let ldl_neg_text = ldl_neg.as_ref().map(|n| n.to_string()).unwrap_or_else(|e| format!("({e})"));

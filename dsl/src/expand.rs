@@ -238,6 +238,20 @@ impl Gen<'_> {
         }
     }
 
+    /// `fn p_default(&self)`: the params' declared values.
+    fn p_default(&mut self) -> Tokens {
+        let (m, pt, pre) = (self.m, self.ty("P"), self.preamble(true));
+        let value = self.literal("P", &m.params, |d| d.default.as_ref(), quote!(0.0), "a default");
+        quote! {
+            /// The params' declared values (0 where none).
+            #[allow(unused_variables, non_snake_case)]
+            pub fn p_default(&self) -> #pt<f64> {
+                #pre
+                #value
+            }
+        }
+    }
+
     /// The model struct with its argument fields.
     fn model_struct(&self, model_ty: Tokens, groups: &[(&str, &str, &str)]) -> Tokens {
         let (m, k) = (self.m, &self.k);
@@ -364,14 +378,12 @@ impl Gen<'_> {
             self.symbols("U", &m.controls, quote!(__fesd_u)),
             self.symbols("P", &m.params, quote!(__fesd_p)),
         );
-        let pt = self.ty("P");
         let arg_params = m.args.iter().map(|(a, t)| quote!(#a: #t));
         let arg_names: Vec<_> = m.args.iter().map(|(a, _)| a).collect();
         let strukt = self.model_struct(quote!(#k::model::PssModel), &[("x", "X", "states"), ("u", "U", "controls"), ("p", "P", "params")]);
         let accessors =
             [self.bounds_and_defaults("x", "X", &m.states, "states"), self.bounds_and_defaults("u", "U", &m.controls, "controls")];
-        let pre_p = self.preamble(true);
-        let p_default = self.literal("P", &m.params, |d| d.default.as_ref(), quote!(0.0), "a default");
+        let p_default = self.p_default();
         let ocps: Vec<_> = m.ocps.iter().map(|o| self.ocp(o)).collect();
         let results = self.results(&[("x", "X", "States")], quote!(#k::sim::SimulationResult));
         quote! {
@@ -403,12 +415,7 @@ impl Gen<'_> {
 
                 #(#accessors)*
 
-                /// The params' declared values (0 where none).
-                #[allow(unused_variables, non_snake_case)]
-                pub fn p_default(&self) -> #pt<f64> {
-                    #pre_p
-                    #p_default
-                }
+                #p_default
 
                 #(#ocps)*
             }
@@ -644,7 +651,6 @@ impl Gen<'_> {
         }
         let (gq, gv) = (self.symbols("Q", &m.states, quote!(__fesd_q)), self.symbols("V", &m.velocities, quote!(__fesd_v)));
         let (gu, gp) = (self.symbols("U", &m.controls, quote!(__fesd_u)), self.symbols("P", &m.params, quote!(__fesd_p)));
-        let pt = self.ty("P");
         let arg_params = m.args.iter().map(|(a, t)| quote!(#a: #t));
         let arg_names: Vec<_> = m.args.iter().map(|(a, _)| a).collect();
         let strukt = self.model_struct(
@@ -656,8 +662,7 @@ impl Gen<'_> {
             self.bounds_and_defaults("v", "V", &m.velocities, "velocities"),
             self.bounds_and_defaults("u", "U", &m.controls, "controls"),
         ];
-        let pre_p = self.preamble(true);
-        let p_default = self.literal("P", &m.params, |d| d.default.as_ref(), quote!(0.0), "a default");
+        let p_default = self.p_default();
         let ocps: Vec<_> = m.ocps.iter().map(|o| self.ocp(o)).collect();
         let results = self.results(&[("q", "Q", "Positions"), ("v", "V", "Velocities")], quote!(#k::sim::ClsSimulation));
         quote! {
@@ -686,12 +691,7 @@ impl Gen<'_> {
 
                 #(#accessors)*
 
-                /// The params' declared values (0 where none).
-                #[allow(unused_variables, non_snake_case)]
-                pub fn p_default(&self) -> #pt<f64> {
-                    #pre_p
-                    #p_default
-                }
+                #p_default
 
                 #(#ocps)*
             }
