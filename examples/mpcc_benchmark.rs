@@ -1,6 +1,7 @@
-//! Benchmark of `fesd mpcc` on a directory of NOSBENCH files, with the reference
-//! solver's results beside ours when a `reference.jsonl` is given (one JSON object per
-//! line: `file`, `ok`, `f`, `comp`, `ipopt_iters`, `build_s`, `total_s`).
+//! Benchmark of `fesd mpcc` on directories of NOSBENCH files, with the reference
+//! solver's results beside ours when a `reference.jsonl` is given or lies in the
+//! directory (one JSON object per line: `file`, `ok`, `f`, `comp`, `ipopt_iters`,
+//! `build_s`, `total_s`).
 //!
 //! A problem counts as solved when max |G_i H_i| ≤ 1e-7 at the end (NOSBENCH's
 //! criterion, the one the reference results use). Per file it prints solved, objective,
@@ -8,8 +9,12 @@
 //! `MpccSolver::from_file`, which on a second run finds the file prepared and its
 //! kernels cached, so the first run of a directory also compiles and prepares);
 //! in total: problems solved, Ipopt iterations, median time ratio to the reference.
+//! With several directories the totals of each follow as `<dir>_<name> = …` lines
+//! (the directory's name, `-` as `_`), then the totals of all together. `-v` prints
+//! per file the homotopy's steps (σ, Ipopt status and iterations, complementarity,
+//! time, recovery) and the active-set finish's work.
 //!
-//! Run: `cargo run --release --example mpcc_benchmark -- <dir> [--reference <dir>/reference.jsonl]
+//! Run: `cargo run --release --example mpcc_benchmark -- <dir> … [-v] [--reference <dir>/reference.jsonl]
 //!       [--filter SUBSTRING] [--exclude SUBSTRING] [--kappa 0.1] [--sigma0 1] [--ipopt key=value …]
 //!       [--homotopy key=value …]` (`--homotopy`: any field of `HomotopyOptions` by its JSON
 //!       name, the value as JSON, e.g. `steering="ElasticInf"`)
@@ -24,11 +29,15 @@ use std::time::Instant;
 
 #[derive(Parser)]
 struct Args {
-    /// Directory of NOSBENCH JSON files.
-    dir: PathBuf,
-    /// The reference's results (JSON lines).
+    /// Directories of NOSBENCH JSON files.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// The reference's results (JSON lines; default: `reference.jsonl` in each directory).
     #[arg(long)]
     reference: Option<PathBuf>,
+    /// Per file, the homotopy's steps and the finish's work.
+    #[arg(short, long)]
+    verbose: bool,
     /// Only files whose name contains this.
     #[arg(long)]
     filter: Option<String>,
@@ -132,11 +141,91 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse();
-    let opts = options(&args)?;
-    let reference = args.reference.as_ref().map(read_reference).transpose()?.unwrap_or_default();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&args.dir)?
+/// Totals over a set of files.
+#[derive(Default)]
+struct Totals {
+    files: usize,
+    solved: usize,
+    iterations: usize,
+    certificates: std::collections::BTreeMap<&'static str, usize>,
+    has_reference: bool,
+    ref_solved: usize,
+    ref_iterations: usize,
+    ratios: Vec<f64>,
+    solved_where_reference_failed: usize,
+    lost: Vec<String>,
+}
+
+impl Totals {
+    fn add(&mut self, other: Totals) {
+        self.files += other.files;
+        self.solved += other.solved;
+        self.iterations += other.iterations;
+        for (cert, count) in other.certificates {
+            *self.certificates.entry(cert).or_insert(0) += count;
+        }
+        self.has_reference |= other.has_reference;
+        self.ref_solved += other.ref_solved;
+        self.ref_iterations += other.ref_iterations;
+        self.ratios.extend(other.ratios);
+        self.solved_where_reference_failed += other.solved_where_reference_failed;
+        self.lost.extend(other.lost);
+    }
+
+    fn print(&self, prefix: &str) {
+        println!("{prefix}files = {}", self.files);
+        println!("{prefix}solved = {}", self.solved);
+        println!("{prefix}total_ipopt_iterations = {}", self.iterations);
+        for (cert, count) in &self.certificates {
+            println!("{prefix}stationarity_{cert} = {count}");
+        }
+        if self.has_reference {
+            println!("{prefix}reference_solved = {}", self.ref_solved);
+            println!("{prefix}reference_total_ipopt_iterations = {}", self.ref_iterations);
+            println!("{prefix}solved_where_reference_failed = {}", self.solved_where_reference_failed);
+            println!("{prefix}lost_against_reference = {}", self.lost.len());
+            for l in &self.lost {
+                println!("  lost: {l}");
+            }
+            println!("{prefix}iteration_ratio = {:.3}", self.iterations as f64 / self.ref_iterations.max(1) as f64);
+            println!("{prefix}median_time_ratio = {:.3}", median(self.ratios.clone()));
+        }
+    }
+}
+
+/// The homotopy's steps and the finish's work, indented under the file's line.
+fn print_details(r: &fesd::mpcc::MpccResult) {
+    for s in &r.steps {
+        println!(
+            "    k = {:>2}  sigma = {:>9.2e}  {:?}  it = {:>4}  comp = {:>9.2e}  t = {:>7.3}{}",
+            s.k,
+            s.sigma,
+            s.ipopt_status,
+            s.iterations,
+            s.comp_residual,
+            s.wall_time,
+            if s.recovery { "  recovery" } else { "" }
+        );
+    }
+    if let Some(f) = &r.finish {
+        println!(
+            "    finish: {}  nlps = {}  it = {}  biactive = {}  branch_changes = {}  lpec = {:?}  phase_one = {:?}",
+            f.stationarity.name(),
+            f.nlps,
+            f.iterations,
+            f.biactive,
+            f.branch_changes,
+            f.lpec_value,
+            f.phase_one
+        );
+    }
+}
+
+/// Solves every file of `dir` and prints one line per file.
+fn run_set(args: &Args, opts: &HomotopyOptions, dir: &PathBuf) -> Result<Totals, Box<dyn std::error::Error>> {
+    let reference_path = args.reference.clone().or_else(|| Some(dir.join("reference.jsonl")).filter(|p| p.exists()));
+    let reference = reference_path.as_ref().map(read_reference).transpose()?.unwrap_or_default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .filter(|p| args.filter.as_ref().is_none_or(|f| p.to_string_lossy().contains(f.as_str())))
@@ -147,9 +236,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{:<46} {:>6} {:>14} {:>9} {:>8} {:>16} | {:>6} {:>14} {:>9} {:>8}",
         "file", "solved", "f", "ipopt_it", "time_s", "stationarity", "ref_ok", "ref_f", "ref_it", "ref_s"
     );
-    let (mut solved, mut ref_solved, mut iterations, mut ref_iterations) = (0, 0, 0, 0);
-    let (mut ratios, mut failed_by_ref_solved_by_us, mut lost) = (Vec::new(), 0, Vec::new());
-    let mut certificates: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut totals = Totals { files: files.len(), has_reference: !reference.is_empty(), ..Totals::default() };
     let compile = CompileOptions { opt_level: OptLevel::from_number(args.opt_level), ..CompileOptions::default() };
     for path in &files {
         let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -171,41 +258,47 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 (false, f64::NAN, 0, "-")
             }
         };
-        *certificates.entry(cert).or_insert(0usize) += 1;
-        solved += usize::from(ok);
-        iterations += its;
+        *totals.certificates.entry(cert).or_insert(0usize) += 1;
+        totals.solved += usize::from(ok);
+        totals.iterations += its;
         let r = reference.get(&name);
         let (rok, rf, rit, rs) = r.map(|r| (r.ok, r.f, r.iterations, r.time)).unwrap_or((false, f64::NAN, 0, f64::NAN));
         if let Some(r) = r {
-            ref_solved += usize::from(r.ok);
-            ref_iterations += r.iterations;
-            ratios.push(time / r.time);
+            totals.ref_solved += usize::from(r.ok);
+            totals.ref_iterations += r.iterations;
+            totals.ratios.push(time / r.time);
             if r.ok && !ok {
-                lost.push(name.clone());
+                totals.lost.push(name.clone());
             }
             if !r.ok && ok {
-                failed_by_ref_solved_by_us += 1;
+                totals.solved_where_reference_failed += 1;
             }
         }
         println!("{name:<46} {:>6} {f:>14.6e} {its:>9} {time:>8.3} {cert:>16} | {:>6} {rf:>14.6e} {rit:>9} {rs:>8.3}", ok, rok);
-    }
-    println!("files = {}", files.len());
-    println!("solved = {solved}");
-    println!("total_ipopt_iterations = {iterations}");
-    for (cert, count) in &certificates {
-        println!("stationarity_{cert} = {count}");
-    }
-    if !reference.is_empty() {
-        println!("reference_solved = {ref_solved}");
-        println!("reference_total_ipopt_iterations = {ref_iterations}");
-        println!("solved_where_reference_failed = {failed_by_ref_solved_by_us}");
-        println!("lost_against_reference = {}", lost.len());
-        for l in &lost {
-            println!("  lost: {l}");
+        if let (true, Ok(r)) = (args.verbose, &outcome) {
+            print_details(r);
         }
-        println!("iteration_ratio = {:.3}", iterations as f64 / ref_iterations.max(1) as f64);
-        println!("median_time_ratio = {:.3}", median(ratios));
     }
+    Ok(totals)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let opts = options(&args)?;
+    if args.reference.is_some() && args.dirs.len() > 1 {
+        return Err("--reference names one directory's results; with several directories each one's reference.jsonl is read".into());
+    }
+    let mut all = Totals::default();
+    let several = args.dirs.len() > 1;
+    for dir in &args.dirs {
+        let totals = run_set(&args, &opts, dir)?;
+        if several {
+            let set = dir.file_name().map(|s| s.to_string_lossy().replace(['-', '.'], "_")).unwrap_or_default();
+            totals.print(&format!("{set}_"));
+        }
+        all.add(totals);
+    }
+    all.print("");
     let (ldl, fallback) = ipopt::ldl_factorizations();
     if ldl + fallback > 0 {
         println!("ldl_factorizations = {ldl}");

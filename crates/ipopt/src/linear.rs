@@ -142,7 +142,7 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
                     LDL_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
                 }
                 // The shim hands the matrix to Ipopt's own solver.
-                Err(KktError::Singular { .. }) => return SINGULAR,
+                Err(KktError::Singular { .. } | KktError::Unstable { .. }) => return SINGULAR,
                 Err(_) => return FATAL,
             }
         } else if !h.ldl.is_factored() {
