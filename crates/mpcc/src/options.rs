@@ -291,6 +291,15 @@ pub struct HomotopyOptions {
     /// iterations or not at all, uses 4 (`fesd_sim::SimulatorOptions::warm_start_duals`).
     /// Evidence: `docs/evidence/mpcc.md`, "stall_iterations".
     pub stall_warmup: usize,
+    /// The homotopy ends (status `CompTolNotReached`, the active-set finish's phase I
+    /// takes over) after this many solved NLPs in a row at σ ≤ 1e-4 whose complementarity
+    /// residual, above `finish_handover` and comp_tol, fell by less than 10 % against the
+    /// previous NLP's (0: never; default 3).
+    /// Past σ = 1e-4 the ℓ∞ penalty weighs 1/σ ≥ 10⁴: a residual that no longer moves sits
+    /// at a local minimum of the penalty, and the remaining NLPs only repeat it (the
+    /// hysteresis car of the larger NOSBENCH set: seven NLPs at 3.89e-2). Evidence:
+    /// `docs/evidence/mpcc.md`, "stalled_steps".
+    pub stalled_steps: usize,
     /// The homotopy hands over to the active-set finish once `max_i |G_i H_i|` is at most
     /// this (default 1e-7); a value ≤ comp_tol runs the homotopy to the end first.
     /// Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
@@ -388,6 +397,7 @@ impl Default for HomotopyOptions {
             stall_iterations: 0,
             stall_step: 0.05,
             stall_warmup: 10,
+            stalled_steps: 3,
             finish_handover: 1e-7,
             finish_resumes: 0,
             active_set_tol: 1e-6,

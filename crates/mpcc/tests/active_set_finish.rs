@@ -185,6 +185,30 @@ fn phase_one_reports_a_locally_infeasible_mpcc() {
     assert!(r.messages.iter().any(|m| m.contains("locally infeasible")), "{:?}", r.messages);
 }
 
+/// The same infeasible MPCC with the default schedule: from σ = 1e-4 on every NLP ends
+/// at the same residual x y = 1, so the homotopy stops after `stalled_steps` = 3 such
+/// NLPs (9 of its 13, the last at σ = 1e-6) and phase I reports local infeasibility;
+/// with `stalled_steps` = 0 all 13 run, to the same verdict.
+#[test]
+fn a_stalled_residual_ends_the_homotopy() {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let mut m = Mpcc::new(w, &x + &y, x, y);
+    m.lbw = vec![1.0, 1.0];
+    m.w0 = vec![1.5, 1.5];
+    let stopped = MpccSolver::new(&m, HomotopyOptions::default()).unwrap().solve();
+    let sigmas: Vec<f64> = stopped.steps.iter().map(|s| s.sigma).collect();
+    println!("{sigmas:?} {:?}", stopped.messages);
+    assert_eq!(stopped.steps.len(), 9);
+    assert!((sigmas[8] / 1e-6 - 1.0).abs() < 1e-9, "last sigma {}", sigmas[8]);
+    assert!(stopped.messages.iter().any(|m| m.contains("stalled_steps")), "{:?}", stopped.messages);
+    assert_eq!(stopped.finish.as_ref().unwrap().stationarity, Stationarity::LocallyInfeasible);
+    let all = MpccSolver::new(&m, HomotopyOptions { stalled_steps: 0, ..HomotopyOptions::default() }).unwrap().solve();
+    assert_eq!(all.steps.len(), 13);
+    assert!(!all.messages.iter().any(|m| m.contains("stalled_steps")), "{:?}", all.messages);
+    assert_eq!(all.finish.as_ref().unwrap().stationarity, Stationarity::LocallyInfeasible);
+}
+
 /// min 10⁴ ((x − 0.005)² + (y − 0.005)²) s.t. 0 ≤ x ⊥ y ≥ 0 with comp_tol = 1e-4: the
 /// first relaxed NLP ends at (0.005, 0.005), f = 0, x y = 2.5e-5 ≤ comp_tol. Both sides
 /// are below the finish's threshold and comparable, so its tightened NLP holds both at

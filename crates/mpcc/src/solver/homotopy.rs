@@ -33,6 +33,10 @@ struct Run {
     /// Resume the next NLP from this primal-dual point and barrier parameter.
     resume: Option<(Solution, f64)>,
     recoveries: usize,
+    /// Solved NLPs in a row at σ ≤ 1e-4 whose residual fell by less than 10 %, and the
+    /// previous solved NLP's residual (see `HomotopyOptions::stalled_steps`).
+    stalled: usize,
+    previous_residual: f64,
     /// The next NLP is a recovery's.
     recovery: bool,
     /// After a failure of a dual warm start: solve the same NLP from the primal point only.
@@ -102,6 +106,8 @@ impl MpccSolver {
             last_good: None,
             resume: None,
             recoveries: 0,
+            stalled: 0,
+            previous_residual: f64::INFINITY,
             recovery: false,
             force_cold: false,
             status: MpccStatus::CompTolNotReached,
@@ -315,6 +321,17 @@ impl MpccSolver {
             run.status = MpccStatus::Converged;
             return true;
         }
+        let far = residual > self.opts.finish_handover.max(self.opts.comp_tol);
+        let stalled = far && sigma <= STALL_SIGMA * (1.0 + 1e-9) && residual > 0.9 * run.previous_residual;
+        run.stalled = if stalled { run.stalled + 1 } else { 0 };
+        run.previous_residual = residual;
+        if self.opts.stalled_steps > 0 && run.stalled >= self.opts.stalled_steps {
+            run.messages.push(format!(
+                "step {k}: complementarity stalled at {residual:.3e} over {} NLPs down to sigma = {sigma:e} (stalled_steps)",
+                run.stalled
+            ));
+            return true;
+        }
         if handover.is_some_and(|h| residual <= h) {
             self.handed_over =
                 Some(Resume { x: run.x.clone(), sigma: next, k: k + 1, n_steps: run.n_steps, kappa: run.kappa, exponent: run.exponent });
@@ -359,6 +376,11 @@ impl MpccSolver {
         }
     }
 }
+
+/// σ at and below which NLPs whose residual does not fall count toward
+/// `HomotopyOptions::stalled_steps` (compared with a relative 1e-9 allowance: the
+/// schedule's products round, e.g. to 1.0000000000000003e-4).
+const STALL_SIGMA: f64 = 1e-4;
 
 /// The stagnation stop of an early homotopy NLP (see
 /// [`HomotopyOptions::stagnation_window`]): fed every iteration, it says when to stop.
