@@ -61,7 +61,8 @@ impl CodegenContext {
 
     /// Emits the C source and header of all collected functions (without CasADi's
     /// per-operation comments: they spell out index lists whose length grows with an
-    /// assembled problem).
+    /// assembled problem), with the module's kernel table
+    /// (`<module>_kernel_table()`, see [`KernelLibrary::from_table`]).
     pub fn render(&self) -> Result<GeneratedSource> {
         let mut gen = CodeGenerator::new(&self.module, &CodegenOptions { comments: false, ..Default::default() })?;
         for f in &self.functions {
@@ -70,10 +71,12 @@ impl CodegenContext {
         let dir = tempdir_for(&self.module)?;
         let c_path = gen.generate(&dir)?;
         let h_path = c_path.with_extension("h");
-        let c_source = std::fs::read_to_string(&c_path).map_err(io_err("reading", &c_path))?;
-        let header = std::fs::read_to_string(&h_path).map_err(io_err("reading", &h_path))?;
+        let mut c_source = std::fs::read_to_string(&c_path).map_err(io_err("reading", &c_path))?;
+        let mut header = std::fs::read_to_string(&h_path).map_err(io_err("reading", &h_path))?;
         let _ = std::fs::remove_dir_all(&dir);
-        Ok(GeneratedSource { module: self.module.clone(), c_source, header, kernels: self.kernel_names() })
+        let kernels = self.kernel_names();
+        crate::entries::add_kernel_table(&self.module, &kernels, &mut c_source, &mut header);
+        Ok(GeneratedSource { module: self.module.clone(), c_source, header, kernels })
     }
 
     /// Renders, compiles (or reuses the cached object) and loads the module.

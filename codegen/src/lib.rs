@@ -15,10 +15,13 @@
 //! work arrays that evaluate one generated function on CCS nonzeros.
 //!
 //! For binaries that embed kernels without compiling at run time, [`build_support`]
-//! compiles a [`GeneratedSource`] into a static library from a user's `build.rs`.
+//! compiles a [`GeneratedSource`] into a static library from a user's `build.rs`;
+//! every module carries a table of its kernels (`<module>_kernel_table()`), from which
+//! [`KernelLibrary::from_table`] binds a module linked into the program.
 
 mod compile;
 mod context;
+mod entries;
 mod error;
 mod library;
 mod source;
@@ -28,6 +31,7 @@ pub mod build_support;
 
 pub use compile::{compiler_runs, CompileOptions, OptLevel, DEFAULT_COMPILE_TIMEOUT, DEFAULT_TABLES_OUT_OF_LINE};
 pub use context::CodegenContext;
+pub use entries::{BindTablesFn, KernelTable, KERNEL_TABLE_ABI};
 pub use error::{CodegenError, Result};
 pub use library::{Ccs, Kernel, KernelLibrary};
 pub use source::GeneratedSource;

@@ -179,10 +179,7 @@ pub fn split_tables(c_source: &str, module: &str, min_len: usize) -> (String, Co
         bind.push_str(&format!("  {name} = {} + {offset};\n", if real { "reals" } else { "ints" }));
     }
     bind.push_str("  return 0;\n}\n");
-    match out.rfind("#ifdef __cplusplus") {
-        Some(tail) if tail > out.len() / 2 => out.insert_str(tail, &bind),
-        _ => out.push_str(&bind),
-    }
+    crate::entries::insert_before_guard(&mut out, &bind);
     (out, tables)
 }
 

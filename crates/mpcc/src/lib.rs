@@ -148,6 +148,6 @@ pub use error::{MpccError, Result};
 pub use fesd_codegen::CompileOptions;
 pub use fesd_nlp::BuildReport;
 pub use options::{Formulation, HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
-pub use problem::Mpcc;
+pub use problem::{Mpcc, DEFAULT_MODULE};
 pub use result::{DualStart, FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;

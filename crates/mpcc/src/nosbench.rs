@@ -4,7 +4,7 @@
 //! are the non-standard tokens `Infinity` / `-Infinity` (also `NaN`).
 
 use crate::error::{MpccError, Result};
-use crate::problem::{apply, Mpcc, MpccData};
+use crate::problem::{apply, Mpcc, MpccData, DEFAULT_MODULE};
 use casadi::{Function, SX};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -30,8 +30,8 @@ pub fn from_str(text: &str) -> Result<Mpcc> {
     let g = fun("g_fun")?;
     let big_g = fun("G_fun")?;
     let big_h = fun("H_fun")?;
-    let MpccData { lbw, ubw, lbg, ubg, w0, p0 } = data(obj)?;
-    let mpcc = Mpcc { lbw, ubw, lbg, ubg, w0, p0, w, p, f, g, big_g, big_h, formulation: Default::default() };
+    let MpccData { lbw, ubw, lbg, ubg, w0, p0, module } = data(obj)?;
+    let mpcc = Mpcc { lbw, ubw, lbg, ubg, w0, p0, w, p, f, g, big_g, big_h, formulation: Default::default(), module };
     mpcc.validate()?;
     Ok(mpcc)
 }
@@ -58,6 +58,7 @@ fn data(obj: &Map<String, Value>) -> Result<MpccData> {
         ubg: numbers(obj, "ubg")?,
         w0: numbers(obj, "w0")?,
         p0: numbers_or_empty(obj, "p0")?,
+        module: DEFAULT_MODULE.into(),
     })
 }
 

@@ -14,7 +14,7 @@ use crate::nosbench;
 use crate::options::{Formulation, HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::relax::RelaxedLayout;
-use crate::solver::{compile_beside, module_dims, MpccSolver, MODULE};
+use crate::solver::{compile_beside, module_dims, report_kernels, MpccSolver};
 use fesd_codegen::CompileOptions;
 use fesd_nlp::CompiledNlp;
 use serde::{Deserialize, Serialize};
@@ -139,8 +139,8 @@ impl MpccSolver {
         if !consistent {
             return None;
         }
-        let dims = module_dims(&layout, n_w, n_g, record.n_p, record.branch);
-        let mut built = CompiledNlp::load_group(&record.library, MODULE, &dims, &[format!("{MODULE}_report")]).ok()??;
+        let dims = module_dims(&data.module, &layout, n_w, n_g, record.n_p, record.branch);
+        let mut built = CompiledNlp::load_group(&record.library, &data.module, &dims, &report_kernels(&data.module)).ok()??;
         phases.end("load the kernels");
         let compiled = built.remove(0);
         let mut solver = Self::assemble(compiled, built.pop(), layout, data, (formulation, opts.clone()), started).ok()?;

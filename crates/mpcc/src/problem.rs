@@ -40,6 +40,10 @@ pub struct Mpcc<K: Kind = Sx> {
     /// How the solver relaxes and finishes it: compiled into its kernels when the
     /// solver is built (default [`Formulation::default`]).
     pub formulation: Formulation,
+    /// Name of the generated C module, and prefix of its kernels' symbols (a C
+    /// identifier; default `fesd_mpcc`). MPCCs whose kernels are linked into one
+    /// program need different names.
+    pub module: String,
 }
 
 /// The bounds and initial data of an MPCC: everything of it but its expressions.
@@ -51,6 +55,7 @@ pub(crate) struct MpccData {
     pub ubg: Vec<f64>,
     pub w0: Vec<f64>,
     pub p0: Vec<f64>,
+    pub module: String,
 }
 
 impl MpccData {
@@ -62,8 +67,26 @@ impl MpccData {
             ubg: mpcc.ubg.clone(),
             w0: mpcc.w0.clone(),
             p0: mpcc.p0.clone(),
+            module: mpcc.module.clone(),
         }
     }
+}
+
+/// Name of the generated module of an MPCC that does not choose one ([`Mpcc::module`]).
+pub const DEFAULT_MODULE: &str = "fesd_mpcc";
+
+/// `name` is usable as [`Mpcc::module`]: a C identifier not in CasADi's reserved
+/// `casadi_` namespace.
+fn check_module_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let reason = match chars.next() {
+        None => "it is empty",
+        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => "it must start with an ASCII letter or '_'",
+        _ if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') => "only ASCII letters, digits and '_' are allowed",
+        _ if name.starts_with("casadi_") => "the prefix 'casadi_' is CasADi's",
+        _ => return Ok(()),
+    };
+    Err(MpccError::InvalidOption { name: "module", reason: format!("{name:?} is not a C identifier for the generated module: {reason}") })
 }
 
 fn dim(what: impl Into<String>, expected: impl ToString, got: impl ToString) -> MpccError {
@@ -88,6 +111,7 @@ impl<K: Kind> Mpcc<K> {
             w0: vec![0.0; n],
             p0: vec![],
             formulation: Formulation::default(),
+            module: DEFAULT_MODULE.into(),
         }
     }
 
@@ -127,6 +151,7 @@ impl<K: Kind> Mpcc<K> {
         if self.w.numel() == 0 {
             return Err(MpccError::Format("the MPCC has no variables: w is empty".into()));
         }
+        check_module_name(&self.module)?;
         if self.f.shape() != (1, 1) {
             return Err(dim("objective f", "1x1", format!("{}x{}", self.f.nrow(), self.f.ncol())));
         }

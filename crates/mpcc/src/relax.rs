@@ -221,7 +221,8 @@ impl<K: Kind> RelaxedNlp<K> {
         let refs: Vec<&Matrix<K>> = constraints.iter().collect();
         let g = Matrix::vertcat(&refs)?;
         let gh_out = if nc == 0 { Matrix::zeros(0, 1) } else { gh.densify() };
-        let report = Function::new(&format!("{module}_report"), &[("x", &x), ("p", &params)], &[("f", &mpcc.f), ("gh", &gh_out)])?;
+        let report =
+            Function::new(&crate::solver::report_kernel(module), &[("x", &x), ("p", &params)], &[("f", &mpcc.f), ("gh", &gh_out)])?;
         let nlp = SymbolicNlp { x, p: params, f, g };
         Ok(RelaxedNlp { nlp, report, layout })
     }

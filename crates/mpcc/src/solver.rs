@@ -17,10 +17,15 @@ use fesd_nlp::{CompiledNlp, NlpDims, PendingModule};
 use ipopt::{IpoptSolver, Solution};
 use std::time::{Duration, Instant};
 
-/// Name of the generated C module of every MPCC (objects are cached per content hash).
-pub(crate) const MODULE: &str = "fesd_mpcc";
-/// Kernel prefix of the active-set finish's branch NLP (in the same module).
-pub(crate) const BRANCH_PREFIX: &str = "fesd_mpcc_branch";
+/// Kernel prefix of the active-set finish's branch NLP in the module `module`.
+fn branch_prefix(module: &str) -> String {
+    format!("{module}_branch")
+}
+
+/// Name of the module's report kernel (objective and complementarity residual).
+pub(crate) fn report_kernel(module: &str) -> String {
+    format!("{module}_report")
+}
 
 /// Where a homotopy that handed over to the active-set finish would go on: the full
 /// NLP iterate, the next σ and step index, the plan and κ (both as recoveries left
@@ -61,6 +66,8 @@ pub struct MpccSolver {
     build_time: Duration,
     /// Sizes and bound decisions of the relaxed NLP.
     layout: RelaxedLayout,
+    /// Name of the generated module ([`Mpcc::module`]).
+    module: String,
     /// True if built from a prepared file's record (no expressions read).
     prepared: bool,
     /// How [`MpccSolver::from_file`] spent its time, phase by phase.
@@ -141,19 +148,21 @@ impl MpccSolver {
         let t = Instant::now();
         mpcc.validate()?;
         opts.validate()?;
-        let relaxed = RelaxedNlp::build(mpcc, MODULE)?;
+        let module = mpcc.module.as_str();
+        let relaxed = RelaxedNlp::build(mpcc, module)?;
         // The finish's branch NLP shares the module: one compiler run, and the kernels
         // both are built from (e.g. a mapped element and its derivatives) appear once.
         let branch_nlp = (mpcc.formulation.active_set_finish && mpcc.n_comp() > 0).then(|| branch_symbolic(mpcc)).transpose()?;
-        let mut group = vec![(&relaxed.nlp, MODULE)];
+        let branch_prefix = branch_prefix(module);
+        let mut group = vec![(&relaxed.nlp, module)];
         if let Some(b) = &branch_nlp {
-            group.push((b, BRANCH_PREFIX));
+            group.push((b, &branch_prefix));
         }
         let extras = [relaxed.report.clone()];
         let (mut built, pending) = match kernels {
-            Kernels::Compiled => (CompiledNlp::build_group(&group, MODULE, &extras, compile)?, None),
-            Kernels::Auto => CompiledNlp::build_group_or_interpret(&group, MODULE, &extras, compile)?,
-            Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, MODULE, &extras, compile)?.0, None),
+            Kernels::Compiled => (CompiledNlp::build_group(&group, module, &extras, compile)?, None),
+            Kernels::Auto => CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?,
+            Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?.0, None),
         };
         let compiled = built.remove(0);
         let solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), (mpcc.formulation, opts), t)?;
@@ -192,6 +201,7 @@ impl MpccSolver {
             p0: data.p0,
             build_time: started.elapsed(),
             layout,
+            module: data.module,
             prepared: false,
             start_up: Vec::new(),
             background_compile: None,
@@ -240,8 +250,8 @@ impl MpccSolver {
             Ok(Err(reason)) => return self.keep_interpreted(reason),
             Err(_) => return self.keep_interpreted("the compiling thread panicked".into()),
         };
-        let dims = module_dims(&self.layout, self.n_w, self.n_g, self.p0.len(), self.branch.is_some());
-        let mut built = match CompiledNlp::load_group(&library, MODULE, &dims, &[format!("{MODULE}_report")]) {
+        let dims = module_dims(&self.module, &self.layout, self.n_w, self.n_g, self.p0.len(), self.branch.is_some());
+        let mut built = match CompiledNlp::load_group(&library, &self.module, &dims, &report_kernels(&self.module)) {
             Ok(Some(built)) => built,
             Ok(None) => return self.keep_interpreted(format!("{} does not hold this solver's kernels", library.display())),
             Err(e) => return self.keep_interpreted(e.to_string()),
@@ -427,7 +437,7 @@ impl MpccSolver {
     }
 
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {
-        let kernel = self.compiled.extra(&format!("{MODULE}_report"));
+        let kernel = self.compiled.extra(&report_kernel(&self.module));
         let mut f = [f64::NAN];
         let mut gh = vec![f64::NAN; self.n_comp];
         let ok = kernel.map(|k| k.eval(&[x, params], &mut [&mut f, &mut gh]).is_ok()).unwrap_or(false);
@@ -641,15 +651,21 @@ fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
     MpccResult { total_iterations, steps, messages, timing, ..chosen }
 }
 
-/// The NLPs of an MPCC's module: the relaxed NLP, then the finish's branch NLP if
-/// `branch`.
-pub(crate) fn module_dims(layout: &RelaxedLayout, n_w: usize, n_g: usize, n_p: usize, branch: bool) -> Vec<NlpDims> {
+/// The NLPs of the MPCC module `module`: the relaxed NLP, then the finish's branch NLP
+/// if `branch`.
+pub(crate) fn module_dims(module: &str, layout: &RelaxedLayout, n_w: usize, n_g: usize, n_p: usize, branch: bool) -> Vec<NlpDims> {
     let n_c = layout.n_comp;
-    let mut dims = vec![NlpDims { prefix: MODULE.into(), n: n_w + layout.n_slack, m: n_g + n_c + layout.lower_bound_rows, np: n_p + 1 }];
+    let mut dims = vec![NlpDims { prefix: module.into(), n: n_w + layout.n_slack, m: n_g + n_c + layout.lower_bound_rows, np: n_p + 1 }];
     if branch {
-        dims.push(NlpDims { prefix: BRANCH_PREFIX.into(), n: n_w, m: n_g + 2 * n_c, np: n_p });
+        dims.push(NlpDims { prefix: branch_prefix(module), n: n_w, m: n_g + 2 * n_c, np: n_p });
     }
     dims
+}
+
+/// The MPCC module's report kernel among the module's extra kernels, for
+/// [`CompiledNlp::load_group`].
+pub(crate) fn report_kernels(module: &str) -> [String; 1] {
+    [report_kernel(module)]
 }
 
 /// The finish's NLP: `min f s.t. lbg ≤ g ≤ ubg, G ≥ 0, H ≥ 0` in w (no relaxation),

@@ -104,3 +104,41 @@ fn reversed_bounds_and_bad_options() {
     assert!(solver.set_initial_guess(&[1.0]).is_err());
     assert!(solver.set_parameters(&[1.0]).is_err());
 }
+
+/// The generated module's name is a C identifier outside CasADi's namespace; two MPCCs
+/// of different names compile into two modules and solve side by side.
+#[test]
+fn module_names() {
+    let w = SX::sym("w", 2);
+    let (a, b) = (w.at(0).unwrap() - 2.0, w.at(1).unwrap() + 1.0);
+    let mpcc = Mpcc::new(w.clone(), &a * &a + &b * &b, w.at(0).unwrap(), w.at(1).unwrap());
+    for bad in ["", "9lives", "has space", "casadi_mine", "ü"] {
+        let m = Mpcc { module: bad.into(), ..mpcc.clone() };
+        let err = MpccSolver::new(&m, HomotopyOptions::default()).err().expect("refused");
+        assert!(matches!(err, MpccError::InvalidOption { name: "module", .. }), "{bad:?}: {err}");
+    }
+    assert_eq!(mpcc.module, fesd_mpcc::DEFAULT_MODULE);
+    let cache = tempfile::tempdir().unwrap();
+    let compile = fesd_mpcc::CompileOptions { cache_dir: Some(cache.path().to_path_buf()), ..Default::default() };
+    let mut solvers: Vec<MpccSolver> = ["first_mpcc", "second_mpcc"]
+        .iter()
+        .map(|name| {
+            MpccSolver::with_compile_options(&Mpcc { module: (*name).into(), ..mpcc.clone() }, HomotopyOptions::default(), &compile)
+        })
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for s in &mut solvers {
+        let r = s.solve();
+        assert!(r.status.is_converged() && (r.objective - 1.0).abs() < 1e-8, "{:?} {}", r.status, r.objective);
+    }
+    let mut modules: Vec<String> =
+        std::fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    modules.retain(|m| m.contains("_mpcc-"));
+    modules.sort();
+    assert_eq!(modules.len(), 2, "{modules:?}");
+    assert!(modules[0].starts_with("first_mpcc-") && modules[1].starts_with("second_mpcc-"), "{modules:?}");
+    let object = cache.path().join(&modules[1]).join("libsecond_mpcc.so");
+    let symbols = std::fs::read(object).unwrap();
+    let has = |name: &[u8]| symbols.windows(name.len()).any(|w| w == name);
+    assert!(has(b"second_mpcc_branch") && has(b"second_mpcc_kernel_table") && !has(b"fesd_mpcc"));
+}

@@ -447,5 +447,6 @@ fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
         w0: m.w0.clone(),
         p0: m.p0.clone(),
         formulation: m.formulation,
+        module: m.module.clone(),
     })
 }
