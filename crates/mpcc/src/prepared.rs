@@ -97,7 +97,7 @@ impl MpccSolver {
         }
         let mpcc = Mpcc { formulation, ..nosbench::from_str(&text)? };
         phases.end("deserialize and check the expressions");
-        let (mut solver, pending) = Self::build(&mpcc, opts, compile, kernels)?;
+        let (mut solver, pending) = Self::build(&mpcc, opts, compile, kernels, &[])?;
         phases.end(if pending.is_some() { "derive, generate C, set up Ipopt" } else { "derive, compile or load kernels, set up Ipopt" });
         let (library, layout, branch) = solver.prepared_parts();
         let record =

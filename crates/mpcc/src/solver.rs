@@ -68,6 +68,8 @@ pub struct MpccSolver {
     layout: RelaxedLayout,
     /// Name of the generated module ([`Mpcc::module`]).
     module: String,
+    /// The caller's functions compiled into the module (see [`MpccSolver::with_outputs`]).
+    outputs: Vec<String>,
     /// True if built from a prepared file's record (no expressions read).
     prepared: bool,
     /// How [`MpccSolver::from_file`] spent its time, phase by phase.
@@ -113,13 +115,13 @@ impl MpccSolver {
 
     /// As [`MpccSolver::new`] with explicit compiler settings.
     pub fn with_compile_options<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions) -> Result<Self> {
-        Self::build(mpcc, opts, compile, Kernels::Compiled).map(|(solver, _)| solver)
+        Self::build(mpcc, opts, compile, Kernels::Compiled, &[]).map(|(solver, _)| solver)
     }
 
     /// As [`MpccSolver::new`], the functions evaluated by CasADi itself (no compiler
     /// run; compiled kernels are used if the cache already has them).
     pub fn interpreted<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions) -> Result<Self> {
-        Self::build(mpcc, opts, &CompileOptions::default(), Kernels::Interpreted).map(|(solver, _)| solver)
+        Self::build(mpcc, opts, &CompileOptions::default(), Kernels::Interpreted, &[]).map(|(solver, _)| solver)
     }
 
     /// As [`MpccSolver::new`], the kernels obtained as `kernels` says: with
@@ -127,7 +129,22 @@ impl MpccSolver {
     /// by CasADi, while the C compiles on another thread; the homotopy switches to the
     /// compiled kernels at the first NLP that starts after the compiler is done.
     pub fn with_kernels<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<Self> {
-        let (mut solver, pending) = Self::build(mpcc, opts, compile, kernels)?;
+        Self::with_outputs(mpcc, opts, compile, kernels, &[])
+    }
+
+    /// As [`MpccSolver::with_kernels`], with the functions `outputs` of `(w, p)` (e.g.
+    /// what a caller reads off a solution) built into the same module and evaluated by
+    /// [`MpccSolver::eval_output`]: one compiler run, and no CasADi call after a solve.
+    /// Their names must be unique C identifiers; prefix them with [`Mpcc::module`] so
+    /// that modules linked into one program do not clash.
+    pub fn with_outputs<K: Kind>(
+        mpcc: &Mpcc<K>,
+        opts: HomotopyOptions,
+        compile: &CompileOptions,
+        kernels: Kernels,
+        outputs: &[casadi::Function],
+    ) -> Result<Self> {
+        let (mut solver, pending) = Self::build(mpcc, opts, compile, kernels, outputs)?;
         if let Some(pending) = pending {
             if solver.opts.verbosity >= 1 {
                 println!("kernels: not in the cache; CasADi evaluates them while their C compiles on another thread");
@@ -144,6 +161,7 @@ impl MpccSolver {
         opts: HomotopyOptions,
         compile: &CompileOptions,
         kernels: Kernels,
+        outputs: &[casadi::Function],
     ) -> Result<(Self, Option<PendingModule>)> {
         let t = Instant::now();
         mpcc.validate()?;
@@ -158,14 +176,15 @@ impl MpccSolver {
         if let Some(b) = &branch_nlp {
             group.push((b, &branch_prefix));
         }
-        let extras = [relaxed.report.clone()];
+        let extras: Vec<casadi::Function> = std::iter::once(relaxed.report.clone()).chain(outputs.iter().cloned()).collect();
         let (mut built, pending) = match kernels {
             Kernels::Compiled => (CompiledNlp::build_group(&group, module, &extras, compile)?, None),
             Kernels::Auto => CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?,
             Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?.0, None),
         };
         let compiled = built.remove(0);
-        let solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), (mpcc.formulation, opts), t)?;
+        let mut solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), (mpcc.formulation, opts), t)?;
+        solver.outputs = outputs.iter().map(casadi::Function::name).collect();
         Ok((solver, pending))
     }
 
@@ -202,6 +221,7 @@ impl MpccSolver {
             build_time: started.elapsed(),
             layout,
             module: data.module,
+            outputs: Vec::new(),
             prepared: false,
             start_up: Vec::new(),
             background_compile: None,
@@ -251,7 +271,8 @@ impl MpccSolver {
             Err(_) => return self.keep_interpreted("the compiling thread panicked".into()),
         };
         let dims = module_dims(&self.module, &self.layout, self.n_w, self.n_g, self.p0.len(), self.branch.is_some());
-        let mut built = match CompiledNlp::load_group(&library, &self.module, &dims, &report_kernels(&self.module)) {
+        let extras: Vec<String> = report_kernels(&self.module).into_iter().chain(self.outputs.iter().cloned()).collect();
+        let mut built = match CompiledNlp::load_group(&library, &self.module, &dims, &extras) {
             Ok(Some(built)) => built,
             Ok(None) => return self.keep_interpreted(format!("{} does not hold this solver's kernels", library.display())),
             Err(e) => return self.keep_interpreted(e.to_string()),
@@ -434,6 +455,19 @@ impl MpccSolver {
         sol.x[..self.n_w].copy_from_slice(w0);
         self.warm_start = Some(sol);
         Ok(())
+    }
+
+    /// Evaluates the function `name` of [`MpccSolver::with_outputs`] at `(w, p)`;
+    /// returns its outputs dense, column-major.
+    pub fn eval_output(&mut self, name: &str, w: &[f64], p: &[f64]) -> Result<Vec<Vec<f64>>> {
+        if !self.outputs.iter().any(|o| o == name) {
+            return Err(MpccError::InvalidOption {
+                name: "output",
+                reason: format!("{name:?} is not among this solver's outputs {:?}", self.outputs),
+            });
+        }
+        let kernel = self.compiled.extra(name).ok_or_else(|| MpccError::Format(format!("the module lacks the output {name}")))?;
+        Ok(kernel.eval_dense(&[w, p])?)
     }
 
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {

@@ -142,3 +142,36 @@ fn module_names() {
     let has = |name: &[u8]| symbols.windows(name.len()).any(|w| w == name);
     assert!(has(b"second_mpcc_branch") && has(b"second_mpcc_kernel_table") && !has(b"fesd_mpcc"));
 }
+
+/// A caller's function of (w, p) built into the MPCC's module: evaluated compiled (and,
+/// before its C is compiled, by CasADi) to the values CasADi gives, sparse outputs
+/// filled in dense; a name the solver does not have is a typed error.
+#[test]
+fn outputs_built_into_the_module() {
+    let w = SX::sym("w", 2);
+    let p = SX::sym("p", 1);
+    let (a, b) = (w.at(0).unwrap() - 2.0, w.at(1).unwrap() + 1.0);
+    let mut mpcc = Mpcc::new(w.clone(), &a * &a + &b * &b, w.at(0).unwrap(), w.at(1).unwrap());
+    mpcc.p = p.clone();
+    mpcc.p0 = vec![3.0];
+    mpcc.module = "outputs_mpcc".into();
+    let gap = SX::sparse_zeros(1, 1).unwrap();
+    let sparse = SX::vertcat(&[&(w.at(0).unwrap() * p.at(0).unwrap()), &gap, &w.at(1).unwrap().exp()]).unwrap();
+    assert_eq!(sparse.nnz(), 2);
+    let f = Function::new("outputs_mpcc_values", &[("w", &w), ("p", &p)], &[("d", &sparse), ("s", &(w.at(0).unwrap() + 1.0))]).unwrap();
+    let want = f.eval_dense(&[&[2.0, 0.0], &[3.0]]).unwrap();
+    assert_eq!(want[0], vec![6.0, 0.0, 1.0]);
+    let cache = tempfile::tempdir().unwrap();
+    let compile = fesd_mpcc::CompileOptions { cache_dir: Some(cache.path().to_path_buf()), ..Default::default() };
+    for kernels in [fesd_mpcc::Kernels::Interpreted, fesd_mpcc::Kernels::Compiled] {
+        let mut s = MpccSolver::with_outputs(&mpcc, HomotopyOptions::default(), &compile, kernels, std::slice::from_ref(&f)).unwrap();
+        assert_eq!(s.build_report().interpreted, kernels == fesd_mpcc::Kernels::Interpreted);
+        let r = s.solve();
+        assert!(r.status.is_converged());
+        let got = s.eval_output("outputs_mpcc_values", &r.w, &[3.0]).unwrap();
+        let at_solution = f.eval_dense(&[&r.w, &[3.0]]).unwrap();
+        assert_eq!(got, at_solution, "{kernels:?}");
+        let err = s.eval_output("ocp_outputs", &r.w, &[3.0]).unwrap_err();
+        assert!(matches!(err, MpccError::InvalidOption { name: "output", .. }), "{err}");
+    }
+}

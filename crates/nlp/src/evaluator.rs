@@ -58,6 +58,32 @@ impl Evaluator {
         }
     }
 
+    /// Evaluates on input nonzeros and returns every output dense, column-major (the
+    /// structural zeros filled in).
+    pub fn eval_dense(&mut self, inputs: &[&[f64]]) -> Result<Vec<Vec<f64>>> {
+        let n_out = match self {
+            Evaluator::Compiled(k) => k.n_out(),
+            Evaluator::Interpreted(f) => f.sparsity_out.len(),
+        };
+        let mut nonzeros: Vec<Vec<f64>> = (0..n_out).map(|i| vec![0.0; self.sparsity_out(i).nnz()]).collect();
+        let mut slots: Vec<&mut [f64]> = nonzeros.iter_mut().map(Vec::as_mut_slice).collect();
+        self.eval(inputs, &mut slots)?;
+        Ok(nonzeros
+            .iter()
+            .enumerate()
+            .map(|(i, nz)| {
+                let sp = self.sparsity_out(i);
+                let mut dense = vec![0.0; sp.nrow * sp.ncol];
+                for c in 0..sp.ncol {
+                    for k in sp.colind[c]..sp.colind[c + 1] {
+                        dense[c * sp.nrow + sp.row[k]] = nz[k];
+                    }
+                }
+                dense
+            })
+            .collect())
+    }
+
     /// Evaluates on input nonzeros, writing every output's nonzeros; lengths are
     /// checked against the sparsity patterns.
     pub fn eval(&mut self, inputs: &[&[f64]], outputs: &mut [&mut [f64]]) -> Result<()> {

@@ -6,7 +6,7 @@ use crate::problem::Ocp;
 use crate::transcribe::{transcribe, Transcription};
 use fesd_discretization::VariableTable;
 use fesd_model::{PssModel, SubsystemLowering};
-use fesd_mpcc::{MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{Kernels, MpccResult, MpccSolver, MpccStatus};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -131,10 +131,11 @@ impl<M: ModelKind> OcpSolver<M> {
         let start = Instant::now();
         let mut t = transcribe(ocp, lowering.as_deref())?;
         t.mpcc.formulation = ocp.options.formulation;
+        let outputs = [t.outputs.clone()];
         let solver = if ocp.options.expand {
-            MpccSolver::interpreted(&expanded(&t.mpcc)?, ocp.options.homotopy.clone())?
+            MpccSolver::with_outputs(&expanded(&t.mpcc)?, ocp.options.homotopy.clone(), compile, Kernels::Interpreted, &outputs)?
         } else {
-            MpccSolver::with_kernels(&t.mpcc, ocp.options.homotopy.clone(), compile, ocp.options.kernels)?
+            MpccSolver::with_outputs(&t.mpcc, ocp.options.homotopy.clone(), compile, ocp.options.kernels, &outputs)?
         };
         Ok(OcpSolver { ocp: ocp.clone(), p0: t.mpcc.p0.clone(), solver, t, lowering, build_time: start.elapsed() })
     }
@@ -363,7 +364,7 @@ impl<M: ModelKind> OcpSolver<M> {
         self.solver.set_parameters(&self.p0)?;
         let r = self.solver.solve();
         let w = r.w.clone();
-        let mut out = self.t.outputs.eval_dense(&[&w, &self.p0])?.into_iter();
+        let mut out = self.solver.eval_output(&self.t.outputs.name(), &w, &self.p0)?.into_iter();
         let mut next = || out.next().unwrap_or_default();
         let (h, t_final, cost, p, activity) = (next(), next().first().copied().unwrap_or(f64::NAN), next(), next(), next());
         let dcs = &self.t.dcs;

@@ -259,7 +259,7 @@ pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn Subsy
     let mut outputs: Vec<(&str, &MX)> =
         vec![("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model), ("activity", &a.activity)];
     outputs.extend(a.results.iter().map(|(n, m)| (n.as_str(), m)));
-    let outputs = Function::new("ocp_outputs", &[("w", &w), ("p", &par)], &outputs)?;
+    let outputs = Function::new(&format!("{}_outputs", mpcc.module), &[("w", &w), ("p", &par)], &outputs)?;
     Ok(Transcription {
         mpcc,
         table,
