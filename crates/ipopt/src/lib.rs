@@ -709,12 +709,29 @@ fn cstring(s: &str) -> Result<CString, IpoptError> {
     CString::new(s).map_err(|_| IpoptError::InvalidOption { name: s.to_string(), value: "contains NUL".into() })
 }
 
+/// See [`set_process_tuning`].
+static PROCESS_TUNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Whether [`IpoptSolver::new`] changes process-wide settings: glibc's allocator keeps
+/// freed memory and OpenBLAS runs one thread (default on; both measured faster for
+/// fesd's own solves, see their functions). A program that embeds fesd beside work of
+/// its own, whose allocator and BLAS threads are its business, turns it off before its
+/// first solver; settings already made stay.
+pub fn set_process_tuning(on: bool) {
+    PROCESS_TUNING.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl IpoptSolver {
-    /// A solver for `structure` (validated here).
+    /// A solver for `structure` (validated here). Unless a host program turned it off
+    /// ([`set_process_tuning`]), the first one also tunes the process: glibc keeps freed
+    /// memory ([`keep_freed_memory`]) and OpenBLAS runs one thread
+    /// (see [`blas_threads`]).
     pub fn new(structure: NlpStructure) -> Result<Self, IpoptError> {
         structure.validate()?;
-        keep_freed_memory();
-        blas::single_threaded_blas();
+        if PROCESS_TUNING.load(std::sync::atomic::Ordering::Relaxed) {
+            keep_freed_memory();
+            blas::single_threaded_blas();
+        }
         Ok(IpoptSolver {
             structure,
             options: Vec::new(),
