@@ -168,7 +168,7 @@ fn cache_key(src: &GeneratedSource, command: &[String], tables_out_of_line: Opti
     let mut h = Sha256::new();
     h.update(b"fesd-codegen-v3\0");
     h.update(format!("{tables_out_of_line:?}\0").as_bytes());
-    h.update(casadi::CASADI_VERSION.as_bytes());
+    h.update(casadi_sdk::CASADI_VERSION.as_bytes());
     h.update(b"\0");
     h.update(env!("FESD_CODEGEN_TARGET").as_bytes());
     h.update(b"\0");
@@ -416,7 +416,7 @@ fn run_compiler(command: &[String], c_file: &Path, out: &Path, finished: &Path, 
 fn keyed_path(kind: &str, key: &str, opts: &CompileOptions) -> PathBuf {
     let mut h = Sha256::new();
     h.update(b"fesd-alias-v2\0");
-    h.update(casadi::CASADI_VERSION.as_bytes());
+    h.update(casadi_sdk::CASADI_VERSION.as_bytes());
     h.update(b"\0");
     h.update(format!("{:?}\0", opts.tables_out_of_line).as_bytes());
     h.update(compiler_command(opts).join("\x1f").as_bytes());

@@ -1,6 +1,6 @@
 //! Collecting functions and rendering them as one C translation unit.
 
-use crate::compile::{cached_shared, compile_shared, CacheOutcome, CompileOptions};
+use crate::compile::CompileOptions;
 use crate::error::{io_err, CodegenError, Result};
 use crate::library::KernelLibrary;
 use crate::source::GeneratedSource;
@@ -82,23 +82,6 @@ impl CodegenContext {
     /// Renders, compiles (or reuses the cached object) and loads the module.
     pub fn compile(&self, opts: &CompileOptions) -> Result<KernelLibrary> {
         self.render()?.compile(opts)
-    }
-}
-
-impl GeneratedSource {
-    /// Compiles into a shared object (or reuses a cached one) and loads it.
-    pub fn compile(&self, opts: &CompileOptions) -> Result<KernelLibrary> {
-        let (path, outcome) = compile_shared(self, opts)?;
-        KernelLibrary::open(&path, self, outcome)
-    }
-
-    /// The cached object of this source, loaded, if the cache has it (or an earlier
-    /// process's compiler finished it); never runs a compiler.
-    pub fn cached(&self, opts: &CompileOptions) -> Result<Option<KernelLibrary>> {
-        match cached_shared(self, opts)? {
-            Some(path) => KernelLibrary::open(&path, self, CacheOutcome::Hit).map(Some),
-            None => Ok(None),
-        }
     }
 }
 

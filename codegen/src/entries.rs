@@ -63,6 +63,7 @@ unsafe impl Sync for KernelTable {}
 // SAFETY: as above.
 unsafe impl Send for KernelTable {}
 
+#[cfg(feature = "symbolic")]
 /// The C declarations of the table, guarded so that several modules' headers can be
 /// included in one translation unit.
 const TYPES: &str = "#ifndef FESD_KERNEL_TABLE_ABI
@@ -93,11 +94,13 @@ typedef struct {
 #endif
 ";
 
+#[cfg(feature = "symbolic")]
 /// The name of the function that returns `module`'s table.
 pub(crate) fn table_symbol(module: &str) -> String {
     format!("{module}_kernel_table")
 }
 
+#[cfg(feature = "symbolic")]
 /// Adds the table of `kernels` to CasADi's rendering of `module`: its definition to
 /// `c_source` and its declaration to `header`, each before the closing
 /// `extern "C"` guard.

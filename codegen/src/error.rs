@@ -7,6 +7,7 @@ use std::path::PathBuf;
 pub enum CodegenError {
     /// CasADi rejected a function or failed to generate code.
     #[error(transparent)]
+    #[cfg(feature = "symbolic")]
     Casadi(#[from] casadi::Error),
     /// A name is not a valid C identifier or is used twice.
     #[error("invalid kernel name '{name}': {reason}")]

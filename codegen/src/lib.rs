@@ -20,6 +20,7 @@
 //! [`KernelLibrary::from_table`] binds a module linked into the program.
 
 mod compile;
+#[cfg(feature = "symbolic")]
 mod context;
 mod entries;
 mod error;
@@ -30,6 +31,7 @@ mod tables;
 pub mod build_support;
 
 pub use compile::{compiler_runs, CompileOptions, OptLevel, DEFAULT_COMPILE_TIMEOUT, DEFAULT_TABLES_OUT_OF_LINE};
+#[cfg(feature = "symbolic")]
 pub use context::CodegenContext;
 pub use entries::{BindTablesFn, KernelTable, KERNEL_TABLE_ABI};
 pub use error::{CodegenError, Result};

@@ -1,7 +1,8 @@
 //! One function of an NLP, evaluated either by compiled C or by CasADi's own virtual
 //! machine (no compiler run: what a first solve can use while its C compiles).
 
-use crate::{NlpError, Result};
+use crate::Result;
+#[cfg(feature = "symbolic")]
 use casadi::{Function, Sparsity};
 use fesd_codegen::{Ccs, Kernel};
 
@@ -10,20 +11,24 @@ pub enum Evaluator {
     /// Generated C in a loaded shared object.
     Compiled(Kernel),
     /// The symbolic function, evaluated by CasADi (under its lock).
+    #[cfg(feature = "symbolic")]
     Interpreted(Interpreted),
 }
 
 /// A CasADi function with its sparsity patterns read once.
+#[cfg(feature = "symbolic")]
 pub struct Interpreted {
     function: Function,
     sparsity_in: Vec<Ccs>,
     sparsity_out: Vec<Ccs>,
 }
 
+#[cfg(feature = "symbolic")]
 fn ccs(sp: &Sparsity) -> Ccs {
     Ccs { nrow: sp.nrow(), ncol: sp.ncol(), colind: sp.colind(), row: sp.row() }
 }
 
+#[cfg(feature = "symbolic")]
 impl Interpreted {
     /// Wraps `function`, reading its sparsity patterns.
     pub fn new(function: Function) -> Result<Self> {
@@ -38,6 +43,7 @@ impl Evaluator {
     pub fn name(&self) -> String {
         match self {
             Evaluator::Compiled(k) => k.name().to_string(),
+            #[cfg(feature = "symbolic")]
             Evaluator::Interpreted(f) => f.function.name(),
         }
     }
@@ -46,6 +52,7 @@ impl Evaluator {
     pub fn sparsity_in(&self, i: usize) -> &Ccs {
         match self {
             Evaluator::Compiled(k) => k.sparsity_in(i),
+            #[cfg(feature = "symbolic")]
             Evaluator::Interpreted(f) => &f.sparsity_in[i],
         }
     }
@@ -54,6 +61,7 @@ impl Evaluator {
     pub fn sparsity_out(&self, i: usize) -> &Ccs {
         match self {
             Evaluator::Compiled(k) => k.sparsity_out(i),
+            #[cfg(feature = "symbolic")]
             Evaluator::Interpreted(f) => &f.sparsity_out[i],
         }
     }
@@ -63,6 +71,7 @@ impl Evaluator {
     pub fn eval_dense(&mut self, inputs: &[&[f64]]) -> Result<Vec<Vec<f64>>> {
         let n_out = match self {
             Evaluator::Compiled(k) => k.n_out(),
+            #[cfg(feature = "symbolic")]
             Evaluator::Interpreted(f) => f.sparsity_out.len(),
         };
         let mut nonzeros: Vec<Vec<f64>> = (0..n_out).map(|i| vec![0.0; self.sparsity_out(i).nnz()]).collect();
@@ -89,8 +98,9 @@ impl Evaluator {
     pub fn eval(&mut self, inputs: &[&[f64]], outputs: &mut [&mut [f64]]) -> Result<()> {
         match self {
             Evaluator::Compiled(k) => Ok(k.eval(inputs, outputs)?),
+            #[cfg(feature = "symbolic")]
             Evaluator::Interpreted(f) => {
-                let bad = |what: String| NlpError::Dimension(format!("{}: {what}", f.function.name()));
+                let bad = |what: String| crate::NlpError::Dimension(format!("{}: {what}", f.function.name()));
                 if inputs.len() != f.sparsity_in.len() || outputs.len() != f.sparsity_out.len() {
                     return Err(bad(format!("takes {} inputs and {} outputs", f.sparsity_in.len(), f.sparsity_out.len())));
                 }
