@@ -13,6 +13,7 @@ use crate::error::{MpccError, Result};
 use crate::nosbench;
 use crate::options::{Formulation, HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
+use crate::record::MpccRecord;
 use crate::relax::RelaxedLayout;
 use crate::solver::{compile_beside, module_dims, report_kernels, MpccSolver};
 use fesd_codegen::CompileOptions;
@@ -91,7 +92,7 @@ impl MpccSolver {
         let text = std::fs::read_to_string(path).map_err(|err| MpccError::Io { path: path.to_path_buf(), err })?;
         let key = key(&text, &formulation);
         phases.end("read the file");
-        if let Some(mut solver) = Self::from_record(&text, &key, (formulation, &opts), compile, started, &mut phases) {
+        if let Some(mut solver) = Self::from_cached_record(&text, &key, (formulation, &opts), compile, started, &mut phases) {
             solver.set_start_up(phases.0);
             return Ok(solver);
         }
@@ -118,7 +119,7 @@ impl MpccSolver {
     }
 
     /// The solver from the record under `key`, if there is a usable one.
-    fn from_record(
+    fn from_cached_record(
         text: &str,
         key: &str,
         (formulation, opts): (Formulation, &HomotopyOptions),
@@ -143,7 +144,8 @@ impl MpccSolver {
         let mut built = CompiledNlp::load_group(&record.library, &data.module, &dims, &report_kernels(&data.module)).ok()??;
         phases.end("load the kernels");
         let compiled = built.remove(0);
-        let mut solver = Self::assemble(compiled, built.pop(), layout, data, (formulation, opts.clone()), started).ok()?;
+        let record = MpccRecord::new(data.module.clone(), formulation, layout, data, record.branch);
+        let mut solver = Self::assemble(compiled, built.pop(), record, (formulation, opts.clone()), started).ok()?;
         phases.end("set up Ipopt");
         solver.mark_prepared();
         Some(solver)

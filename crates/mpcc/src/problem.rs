@@ -47,13 +47,20 @@ pub struct Mpcc<K: Kind = Sx> {
 }
 
 /// The bounds and initial data of an MPCC: everything of it but its expressions.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct MpccData {
+    #[serde(with = "crate::record::floats")]
     pub lbw: Vec<f64>,
+    #[serde(with = "crate::record::floats")]
     pub ubw: Vec<f64>,
+    #[serde(with = "crate::record::floats")]
     pub lbg: Vec<f64>,
+    #[serde(with = "crate::record::floats")]
     pub ubg: Vec<f64>,
+    #[serde(with = "crate::record::floats")]
     pub w0: Vec<f64>,
+    #[serde(with = "crate::record::floats")]
     pub p0: Vec<f64>,
     pub module: String,
 }
@@ -77,7 +84,7 @@ pub const DEFAULT_MODULE: &str = "fesd_mpcc";
 
 /// `name` is usable as [`Mpcc::module`]: a C identifier not in CasADi's reserved
 /// `casadi_` namespace.
-fn check_module_name(name: &str) -> Result<()> {
+pub(crate) fn check_module_name(name: &str) -> Result<()> {
     let mut chars = name.chars();
     let reason = match chars.next() {
         None => "it is empty",

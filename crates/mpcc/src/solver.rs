@@ -8,6 +8,7 @@ use crate::ipopt_setup::{max_abs, set_common_ipopt_options};
 use crate::options::{Formulation, HomotopyOptions, Kernels};
 use crate::problem::Mpcc;
 use crate::problem::MpccData;
+use crate::record::MpccRecord;
 use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
 use crate::result::{DualStart, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 use casadi::Kind;
@@ -64,12 +65,9 @@ pub struct MpccSolver {
     w0: Vec<f64>,
     p0: Vec<f64>,
     build_time: Duration,
-    /// Sizes and bound decisions of the relaxed NLP.
-    layout: RelaxedLayout,
-    /// Name of the generated module ([`Mpcc::module`]).
-    module: String,
-    /// The caller's functions compiled into the module (see [`MpccSolver::with_outputs`]).
-    outputs: Vec<String>,
+    /// What the build decided besides the kernels (the relaxed NLP's layout, the
+    /// MPCC's data, the module's name and outputs).
+    record: MpccRecord,
     /// True if built from a prepared file's record (no expressions read).
     prepared: bool,
     /// How [`MpccSolver::from_file`] spent its time, phase by phase.
@@ -183,26 +181,27 @@ impl MpccSolver {
             Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?.0, None),
         };
         let compiled = built.remove(0);
-        let mut solver = Self::assemble(compiled, built.pop(), relaxed.layout, MpccData::of(mpcc), (mpcc.formulation, opts), t)?;
-        solver.outputs = outputs.iter().map(casadi::Function::name).collect();
+        let mut record = MpccRecord::new(mpcc.module.clone(), mpcc.formulation, relaxed.layout, MpccData::of(mpcc), branch_nlp.is_some());
+        record.outputs = outputs.iter().map(casadi::Function::name).collect();
+        let solver = Self::assemble(compiled, built.pop(), record, (mpcc.formulation, opts), t)?;
         Ok((solver, pending))
     }
 
     /// The solver of the relaxed NLP `compiled` (and the finish's `branch`, if built),
-    /// whose bounds follow from `layout` and `data`; `started` is when building began.
+    /// whose bounds follow from `record`; `started` is when building began.
     pub(crate) fn assemble(
         compiled: CompiledNlp,
         branch: Option<CompiledNlp>,
-        layout: RelaxedLayout,
-        data: MpccData,
+        record: MpccRecord,
         (formulation, opts): (Formulation, HomotopyOptions),
         started: Instant,
     ) -> Result<Self> {
-        let NlpBounds { x_l, x_u, g_l, g_u } = layout.bounds(&data, &formulation);
+        let (layout, data) = (&record.layout, &record.data);
+        let NlpBounds { x_l, x_u, g_l, g_u } = layout.bounds(data, &formulation);
         let structure = compiled.structure(x_l, x_u, g_l, g_u)?;
         let (ipopt, ipopt_warm) = configured_ipopt(structure, &opts)?;
         let branch = match branch {
-            Some(b) => Some(branch_nlp_from(&data, b, layout.pair_variables.clone())?),
+            Some(b) => Some(branch_nlp_from(data, b, layout.pair_variables.clone())?),
             None => None,
         };
         Ok(MpccSolver {
@@ -216,12 +215,10 @@ impl MpccSolver {
             n_w: data.lbw.len(),
             n_g: data.lbg.len(),
             n_comp: layout.n_comp,
-            w0: data.w0,
-            p0: data.p0,
+            w0: data.w0.clone(),
+            p0: data.p0.clone(),
             build_time: started.elapsed(),
-            layout,
-            module: data.module,
-            outputs: Vec::new(),
+            record,
             prepared: false,
             start_up: Vec::new(),
             background_compile: None,
@@ -248,7 +245,7 @@ impl MpccSolver {
 
     /// The relaxed NLP's start: the initial guess w0, each elastic slack at `sigma`.
     fn initial_point(&self, sigma: f64) -> Vec<f64> {
-        self.w0.iter().copied().chain(std::iter::repeat_n(sigma, self.layout.n_slack)).collect()
+        self.w0.iter().copied().chain(std::iter::repeat_n(sigma, self.record.layout.n_slack)).collect()
     }
 
     /// Adopts the kernels compiling beside the solve if the compiler is done (never
@@ -270,9 +267,8 @@ impl MpccSolver {
             Ok(Err(reason)) => return self.keep_interpreted(reason),
             Err(_) => return self.keep_interpreted("the compiling thread panicked".into()),
         };
-        let dims = module_dims(&self.module, &self.layout, self.n_w, self.n_g, self.p0.len(), self.branch.is_some());
-        let extras: Vec<String> = report_kernels(&self.module).into_iter().chain(self.outputs.iter().cloned()).collect();
-        let mut built = match CompiledNlp::load_group(&library, &self.module, &dims, &extras) {
+        let (dims, extras) = (self.record.dims(), self.record.extras());
+        let mut built = match CompiledNlp::load_group(&library, &self.record.module, &dims, &extras) {
             Ok(Some(built)) => built,
             Ok(None) => return self.keep_interpreted(format!("{} does not hold this solver's kernels", library.display())),
             Err(e) => return self.keep_interpreted(e.to_string()),
@@ -337,7 +333,19 @@ impl MpccSolver {
     /// The module's path and the sizes and bound decisions this solver was assembled
     /// from: what [`MpccSolver::from_file`] records to skip the expressions next time.
     pub(crate) fn prepared_parts(&self) -> (Option<&std::path::Path>, &RelaxedLayout, bool) {
-        (self.compiled.library_path(), &self.layout, self.branch.is_some())
+        (self.compiled.library_path(), &self.record.layout, self.branch.is_some())
+    }
+
+    /// What the build decided besides the kernels: with the module
+    /// ([`MpccSolver::library_path`], or the module linked into a program) it rebuilds
+    /// this solver without CasADi ([`MpccSolver::from_record`]).
+    pub fn record(&self) -> &MpccRecord {
+        &self.record
+    }
+
+    /// The loaded module's file; `None` while CasADi evaluates the functions.
+    pub fn library_path(&self) -> Option<&std::path::Path> {
+        self.compiled.library_path()
     }
 
     /// The homotopy options.
@@ -397,13 +405,13 @@ impl MpccSolver {
 
     /// How many of the `G ≥ 0`, `H ≥ 0` conditions became variable bounds.
     pub fn lower_bounds_as_variable_bounds(&self) -> usize {
-        self.layout.bounds_as_variable_bounds
+        self.record.layout.bounds_as_variable_bounds
     }
 
     /// How many of the `G ≥ 0`, `H ≥ 0` conditions the variable bounds already imply
     /// (affine entries whose interval lower bound is ≥ 0), so no constraint is added.
     pub fn lower_bounds_implied(&self) -> usize {
-        self.layout.implied_by_bounds
+        self.record.layout.implied_by_bounds
     }
 
     /// New parameter values for the following solves (no recompilation).
@@ -460,10 +468,10 @@ impl MpccSolver {
     /// Evaluates the function `name` of [`MpccSolver::with_outputs`] at `(w, p)`;
     /// returns its outputs dense, column-major.
     pub fn eval_output(&mut self, name: &str, w: &[f64], p: &[f64]) -> Result<Vec<Vec<f64>>> {
-        if !self.outputs.iter().any(|o| o == name) {
+        if !self.record.outputs.iter().any(|o| o == name) {
             return Err(MpccError::InvalidOption {
                 name: "output",
-                reason: format!("{name:?} is not among this solver's outputs {:?}", self.outputs),
+                reason: format!("{name:?} is not among this solver's outputs {:?}", self.record.outputs),
             });
         }
         let kernel = self.compiled.extra(name).ok_or_else(|| MpccError::Format(format!("the module lacks the output {name}")))?;
@@ -471,7 +479,7 @@ impl MpccSolver {
     }
 
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {
-        let kernel = self.compiled.extra(&report_kernel(&self.module));
+        let kernel = self.compiled.extra(&report_kernel(&self.record.module));
         let mut f = [f64::NAN];
         let mut gh = vec![f64::NAN; self.n_comp];
         let ok = kernel.map(|k| k.eval(&[x, params], &mut [&mut f, &mut gh]).is_ok()).unwrap_or(false);

@@ -24,8 +24,8 @@ pub use symbolic::SymbolicNlp;
 
 use fesd_codegen::{CompileOptions, GeneratedSource, KernelLibrary};
 
-/// The five kernels of every compiled NLP, as `<module>_<name>`.
-pub(crate) const KERNELS: [&str; 5] = ["f", "grad_f", "g", "jac_g", "hess_l"];
+/// The five kernels of every compiled NLP, as `<prefix>_<suffix>`.
+pub const KERNEL_SUFFIXES: [&str; 5] = ["f", "grad_f", "g", "jac_g", "hess_l"];
 use ipopt::{NlpCallbacks, NlpStructure};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -67,7 +67,7 @@ pub struct NlpDims {
 
 /// Every kernel name of a module: the NLPs' (by prefix), then the extras.
 pub(crate) fn kernel_names(dims: &[NlpDims], extras: &[String]) -> Vec<String> {
-    let mut names: Vec<String> = dims.iter().flat_map(|d| KERNELS.iter().map(move |k| format!("{}_{k}", d.prefix))).collect();
+    let mut names: Vec<String> = dims.iter().flat_map(|d| KERNEL_SUFFIXES.iter().map(move |k| format!("{}_{k}", d.prefix))).collect();
     names.extend(extras.iter().cloned());
     names
 }
@@ -148,14 +148,21 @@ impl CompiledNlp {
             return Ok(None);
         };
         let report = BuildReport { compile_and_load: t0.elapsed(), cache_hit: true, ..BuildReport::default() };
-        let built = Self::assemble(&lib, dims, extras, report)?;
+        Self::from_library(&lib, dims, extras, report).map(Some)
+    }
+
+    /// The NLPs `dims` and the extras `extras` (by name, to the first NLP) of a loaded
+    /// module (e.g. one linked into the program, [`KernelLibrary::from_table`]),
+    /// checked against their sizes; `report` says how the module was obtained.
+    pub fn from_library(lib: &KernelLibrary, dims: &[NlpDims], extras: &[String], report: BuildReport) -> Result<Vec<CompiledNlp>> {
+        let built = Self::assemble(lib, dims, extras, report)?;
         for (nlp, d) in built.iter().zip(dims) {
             let jac = nlp.jac_g.sparsity_out(0);
             let sizes = [nlp.f.sparsity_in(0).nnz(), nlp.f.sparsity_in(1).nnz(), nlp.g.sparsity_out(0).nnz(), jac.nrow, jac.ncol];
             if sizes != [d.n, d.np, d.m, d.m, d.n] {
                 return Err(NlpError::Dimension(format!(
                     "module {} does not hold NLP {} with {} variables, {} parameters and {} constraints",
-                    library.display(),
+                    lib.path().display(),
                     d.prefix,
                     d.n,
                     d.np,
@@ -163,7 +170,7 @@ impl CompiledNlp {
                 )));
             }
         }
-        Ok(Some(built))
+        Ok(built)
     }
 
     /// Binds the kernels of each NLP (by prefix) and the extras (to the first NLP).

@@ -2,7 +2,7 @@
 //! generated from them (compiled, or evaluated by CasADi until it is).
 
 use crate::evaluator::{Evaluator, Interpreted};
-use crate::{kernel_names, BuildReport, CompiledNlp, NlpDims, NlpError, PendingModule, Result, KERNELS};
+use crate::{kernel_names, BuildReport, CompiledNlp, NlpDims, NlpError, PendingModule, Result, KERNEL_SUFFIXES};
 use casadi::{Function, Kind, Matrix, Sx};
 use fesd_codegen::{CodegenContext, CompileOptions, GeneratedSource, KernelLibrary};
 use std::time::Instant;
@@ -150,9 +150,9 @@ impl CompiledNlp {
         // kernels' Ipopt path, where the expansion's rounding changed it.
         let interpreted = |f: &Function| Interpreted::new(f.clone()).map(Evaluator::Interpreted);
         for (i, (nlp, _)) in nlps.iter().enumerate() {
-            let own = &functions[KERNELS.len() * i..KERNELS.len() * (i + 1)];
+            let own = &functions[KERNEL_SUFFIXES.len() * i..KERNEL_SUFFIXES.len() * (i + 1)];
             let [f, grad_f, g, jac_g, hess_l] = [0, 1, 2, 3, 4].map(|k| interpreted(&own[k]));
-            let kernels = [f?, grad_f?, g?, jac_g?, hess_l?]; // in the order of KERNELS
+            let kernels = [f?, grad_f?, g?, jac_g?, hess_l?]; // in the order of KERNEL_SUFFIXES
             let extras = if i == 0 { extras.iter().map(interpreted).collect::<Result<_>>()? } else { Vec::new() };
             built.push(CompiledNlp::from_parts(nlp.x.nrow(), nlp.g.nrow(), nlp.p.nrow(), kernels, extras, None, BuildReport::default()));
         }
@@ -196,7 +196,7 @@ impl CompiledNlp {
     }
 
     /// Every function of the module: each NLP's five derivative functions (in the order
-    /// of `KERNELS`), then the extras.
+    /// of `KERNEL_SUFFIXES`), then the extras.
     fn functions<K: Kind>(nlps: &[(&SymbolicNlp<K>, &str)], extras: &[Function]) -> Result<Vec<Function>> {
         let mut functions = Vec::new();
         for (nlp, prefix) in nlps {

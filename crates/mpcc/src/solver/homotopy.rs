@@ -72,7 +72,7 @@ impl MpccSolver {
         while run.k < run.n_steps {
             let t_step = Instant::now();
             let Some(attempt) = self.attempt(&mut run) else { break };
-            let residual = self.record(&mut run, &attempt.sol, t_step);
+            let residual = self.record_step(&mut run, &attempt.sol, t_step);
             if !attempt.sol.status.is_success() {
                 if self.recover(&mut run, attempt) {
                     continue;
@@ -227,7 +227,7 @@ impl MpccSolver {
 
     /// Adds the NLP's row to the homotopy table (printed at verbosity ≥ 1), keeps its
     /// solution as the last one and returns its complementarity residual.
-    fn record(&mut self, run: &mut Run, sol: &Solution, t_step: Instant) -> f64 {
+    fn record_step(&mut self, run: &mut Run, sol: &Solution, t_step: Instant) -> f64 {
         let eval = self.evaluate(&sol.x, &run.params);
         let row = HomotopyStep {
             k: run.k,
