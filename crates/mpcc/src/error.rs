@@ -7,6 +7,7 @@ use std::path::PathBuf;
 pub enum MpccError {
     /// A symbolic operation failed (CasADi's message).
     #[error(transparent)]
+    #[cfg(feature = "symbolic")]
     Casadi(#[from] casadi::Error),
     /// Building or compiling the relaxed NLP failed.
     #[error(transparent)]

@@ -133,11 +133,14 @@
 mod error;
 mod finish;
 mod ipopt_setup;
+#[cfg(feature = "symbolic")]
 pub mod nosbench;
 mod options;
+#[cfg(feature = "symbolic")]
 mod prepared;
 pub mod presets;
 mod problem;
+#[cfg(feature = "symbolic")]
 pub mod problems;
 mod record;
 mod relax;
@@ -149,7 +152,9 @@ pub use error::{MpccError, Result};
 pub use fesd_codegen::CompileOptions;
 pub use fesd_nlp::BuildReport;
 pub use options::{Formulation, HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
-pub use problem::{Mpcc, DEFAULT_MODULE};
+#[cfg(feature = "symbolic")]
+pub use problem::Mpcc;
+pub use problem::DEFAULT_MODULE;
 pub use record::MpccRecord;
 pub use result::{DualStart, FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;

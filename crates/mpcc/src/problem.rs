@@ -1,7 +1,9 @@
 //! The MPCC problem type and its validation.
 
 use crate::error::{MpccError, Result};
+#[cfg(feature = "symbolic")]
 use crate::options::Formulation;
+#[cfg(feature = "symbolic")]
 use casadi::{Function, Kind, Matrix, Sx};
 
 /// A mathematical program with complementarity constraints
@@ -11,6 +13,7 @@ use casadi::{Function, Kind, Matrix, Sx};
 /// ```
 ///
 /// with `SX` (default) or `MX` expressions, initial guess `w0` and parameter values `p0`.
+#[cfg(feature = "symbolic")]
 #[derive(Clone, Debug)]
 pub struct Mpcc<K: Kind = Sx> {
     /// Decision variables (column vector of symbols).
@@ -66,6 +69,7 @@ pub(crate) struct MpccData {
 }
 
 impl MpccData {
+    #[cfg(feature = "symbolic")]
     pub fn of<K: Kind>(mpcc: &Mpcc<K>) -> Self {
         MpccData {
             lbw: mpcc.lbw.clone(),
@@ -96,10 +100,12 @@ pub(crate) fn check_module_name(name: &str) -> Result<()> {
     Err(MpccError::InvalidOption { name: "module", reason: format!("{name:?} is not a C identifier for the generated module: {reason}") })
 }
 
+#[cfg(feature = "symbolic")]
 fn dim(what: impl Into<String>, expected: impl ToString, got: impl ToString) -> MpccError {
     MpccError::Dimension { what: what.into(), expected: expected.to_string(), got: got.to_string() }
 }
 
+#[cfg(feature = "symbolic")]
 impl<K: Kind> Mpcc<K> {
     /// An MPCC with unbounded w, no general constraints and no parameters; `w0 = 0`.
     pub fn new(w: Matrix<K>, f: Matrix<K>, big_g: Matrix<K>, big_h: Matrix<K>) -> Self {
@@ -232,6 +238,7 @@ impl<K: Kind> Mpcc<K> {
 }
 
 /// Applies a `Function` of `(w, p)` to the symbols, checking its input sizes first.
+#[cfg(feature = "symbolic")]
 pub(crate) fn apply<K: Kind>(name: &str, fun: &Function, w: &Matrix<K>, p: &Matrix<K>) -> Result<Matrix<K>> {
     if fun.n_in() != 2 {
         return Err(dim(format!("inputs of {name}"), "2 (w, p)", fun.n_in()));

@@ -34,6 +34,7 @@ pub struct MpccRecord {
 }
 
 impl MpccRecord {
+    #[cfg(feature = "symbolic")]
     pub(crate) fn new(module: String, formulation: Formulation, layout: RelaxedLayout, data: MpccData, branch: bool) -> Self {
         MpccRecord { format: FORMAT.into(), module, formulation, layout, data, branch, outputs: Vec::new() }
     }

@@ -1,9 +1,16 @@
 //! Lowering an MPCC to one parametric NLP whose parameter σ drives the relaxation.
 
+#[cfg(feature = "symbolic")]
 use crate::error::Result;
-use crate::options::{Formulation, LowerBounds, Relaxation, Steering};
-use crate::problem::{Mpcc, MpccData};
+use crate::options::Formulation;
+#[cfg(feature = "symbolic")]
+use crate::options::{LowerBounds, Relaxation, Steering};
+#[cfg(feature = "symbolic")]
+use crate::problem::Mpcc;
+use crate::problem::MpccData;
+#[cfg(feature = "symbolic")]
 use casadi::{Function, Kind, Matrix};
+#[cfg(feature = "symbolic")]
 use fesd_nlp::SymbolicNlp;
 use serde::{Deserialize, Serialize};
 
@@ -79,6 +86,7 @@ impl RelaxedLayout {
 
 /// The relaxed NLP `min f + penalty(s)/σ s.t. g, r(G, H, τ), [G, H ≥ 0]` in
 /// variables `x = (w, s)` and parameters `(p, σ)`, plus its bounds.
+#[cfg(feature = "symbolic")]
 pub(crate) struct RelaxedNlp<K: Kind> {
     pub nlp: SymbolicNlp<K>,
     /// `report(x, (p, σ)) -> (f, G∘H)`: the original objective and the complementarity products.
@@ -88,12 +96,14 @@ pub(crate) struct RelaxedNlp<K: Kind> {
 }
 
 /// An entry of G or H as an affine function of w, if it is one (and free of p).
+#[cfg(feature = "symbolic")]
 #[derive(Clone, Debug, PartialEq)]
 enum Entry {
     Affine { constant: f64, terms: Vec<(usize, f64)> },
     Other,
 }
 
+#[cfg(feature = "symbolic")]
 impl Entry {
     /// `Some(j)` if the entry is exactly `w_j`.
     fn variable(&self) -> Option<usize> {
@@ -117,6 +127,7 @@ impl Entry {
 
 /// Classifies every entry of `e`: affine in w with constant coefficients and no p
 /// dependence (read off the Jacobian's sparsity and values), or anything else.
+#[cfg(feature = "symbolic")]
 fn classify<K: Kind>(e: &Matrix<K>, w: &Matrix<K>, p: &Matrix<K>) -> Result<Vec<Entry>> {
     let n = e.nrow();
     if n == 0 {
@@ -146,6 +157,7 @@ fn classify<K: Kind>(e: &Matrix<K>, w: &Matrix<K>, p: &Matrix<K>) -> Result<Vec<
         .collect())
 }
 
+#[cfg(feature = "symbolic")]
 impl<K: Kind> RelaxedNlp<K> {
     pub(crate) fn build(mpcc: &Mpcc<K>, module: &str) -> Result<Self> {
         let form = &mpcc.formulation;

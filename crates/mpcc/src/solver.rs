@@ -1,20 +1,23 @@
 //! The relaxation homotopy: one compiled NLP, solved for a decreasing σ.
 
 mod homotopy;
+#[cfg(feature = "symbolic")]
+mod symbolic;
 
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
 use crate::ipopt_setup::{max_abs, set_common_ipopt_options};
-use crate::options::{Formulation, HomotopyOptions, Kernels};
-use crate::problem::Mpcc;
+use crate::options::{Formulation, HomotopyOptions};
 use crate::problem::MpccData;
 use crate::record::MpccRecord;
-use crate::relax::{NlpBounds, RelaxedLayout, RelaxedNlp};
+use crate::relax::{NlpBounds, RelaxedLayout};
 use crate::result::{DualStart, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
-use casadi::Kind;
+#[cfg(feature = "symbolic")]
 use fesd_codegen::CompileOptions;
 use fesd_nlp::BuildReport;
-use fesd_nlp::{CompiledNlp, NlpDims, PendingModule};
+#[cfg(feature = "symbolic")]
+use fesd_nlp::PendingModule;
+use fesd_nlp::{CompiledNlp, NlpDims};
 use ipopt::{IpoptSolver, Solution};
 use std::time::{Duration, Instant};
 
@@ -85,6 +88,7 @@ pub(crate) type BackgroundCompile = std::thread::JoinHandle<std::result::Result<
 
 /// Compiles `pending` on another thread (compiling calls no CasADi, so it runs beside a
 /// solve) and then calls `done` with the module's path.
+#[cfg(feature = "symbolic")]
 pub(crate) fn compile_beside(
     pending: PendingModule,
     compile: &CompileOptions,
@@ -105,88 +109,6 @@ struct Evaluated {
 }
 
 impl MpccSolver {
-    /// Validates `mpcc` and `opts`, builds the relaxed NLP with σ as a parameter and
-    /// compiles its kernels (or loads them from the cache).
-    pub fn new<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions) -> Result<Self> {
-        Self::with_compile_options(mpcc, opts, &CompileOptions::default())
-    }
-
-    /// As [`MpccSolver::new`] with explicit compiler settings.
-    pub fn with_compile_options<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions) -> Result<Self> {
-        Self::build(mpcc, opts, compile, Kernels::Compiled, &[]).map(|(solver, _)| solver)
-    }
-
-    /// As [`MpccSolver::new`], the functions evaluated by CasADi itself (no compiler
-    /// run; compiled kernels are used if the cache already has them).
-    pub fn interpreted<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions) -> Result<Self> {
-        Self::build(mpcc, opts, &CompileOptions::default(), Kernels::Interpreted, &[]).map(|(solver, _)| solver)
-    }
-
-    /// As [`MpccSolver::new`], the kernels obtained as `kernels` says: with
-    /// [`Kernels::Auto`] and nothing cached the solver is returned at once, evaluated
-    /// by CasADi, while the C compiles on another thread; the homotopy switches to the
-    /// compiled kernels at the first NLP that starts after the compiler is done.
-    pub fn with_kernels<K: Kind>(mpcc: &Mpcc<K>, opts: HomotopyOptions, compile: &CompileOptions, kernels: Kernels) -> Result<Self> {
-        Self::with_outputs(mpcc, opts, compile, kernels, &[])
-    }
-
-    /// As [`MpccSolver::with_kernels`], with the functions `outputs` of `(w, p)` (e.g.
-    /// what a caller reads off a solution) built into the same module and evaluated by
-    /// [`MpccSolver::eval_output`]: one compiler run, and no CasADi call after a solve.
-    /// Their names must be unique C identifiers; prefix them with [`Mpcc::module`] so
-    /// that modules linked into one program do not clash.
-    pub fn with_outputs<K: Kind>(
-        mpcc: &Mpcc<K>,
-        opts: HomotopyOptions,
-        compile: &CompileOptions,
-        kernels: Kernels,
-        outputs: &[casadi::Function],
-    ) -> Result<Self> {
-        let (mut solver, pending) = Self::build(mpcc, opts, compile, kernels, outputs)?;
-        if let Some(pending) = pending {
-            if solver.opts.verbosity >= 1 {
-                println!("kernels: not in the cache; CasADi evaluates them while their C compiles on another thread");
-            }
-            solver.background_compile = Some(compile_beside(pending, compile, |_| {}));
-        }
-        Ok(solver)
-    }
-
-    /// The solver, its kernels obtained as `kernels` says; with [`Kernels::Auto`] and no
-    /// cached object, also the module's C to compile (the caller decides where).
-    pub(crate) fn build<K: Kind>(
-        mpcc: &Mpcc<K>,
-        opts: HomotopyOptions,
-        compile: &CompileOptions,
-        kernels: Kernels,
-        outputs: &[casadi::Function],
-    ) -> Result<(Self, Option<PendingModule>)> {
-        let t = Instant::now();
-        mpcc.validate()?;
-        opts.validate()?;
-        let module = mpcc.module.as_str();
-        let relaxed = RelaxedNlp::build(mpcc, module)?;
-        // The finish's branch NLP shares the module: one compiler run, and the kernels
-        // both are built from (e.g. a mapped element and its derivatives) appear once.
-        let branch_nlp = (mpcc.formulation.active_set_finish && mpcc.n_comp() > 0).then(|| branch_symbolic(mpcc)).transpose()?;
-        let branch_prefix = branch_prefix(module);
-        let mut group = vec![(&relaxed.nlp, module)];
-        if let Some(b) = &branch_nlp {
-            group.push((b, &branch_prefix));
-        }
-        let extras: Vec<casadi::Function> = std::iter::once(relaxed.report.clone()).chain(outputs.iter().cloned()).collect();
-        let (mut built, pending) = match kernels {
-            Kernels::Compiled => (CompiledNlp::build_group(&group, module, &extras, compile)?, None),
-            Kernels::Auto => CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?,
-            Kernels::Interpreted => (CompiledNlp::build_group_or_interpret(&group, module, &extras, compile)?.0, None),
-        };
-        let compiled = built.remove(0);
-        let mut record = MpccRecord::new(mpcc.module.clone(), mpcc.formulation, relaxed.layout, MpccData::of(mpcc), branch_nlp.is_some());
-        record.outputs = outputs.iter().map(casadi::Function::name).collect();
-        let solver = Self::assemble(compiled, built.pop(), record, (mpcc.formulation, opts), t)?;
-        Ok((solver, pending))
-    }
-
     /// The solver of the relaxed NLP `compiled` (and the finish's `branch`, if built),
     /// whose bounds follow from `record`; `started` is when building began.
     pub(crate) fn assemble(
@@ -228,7 +150,7 @@ impl MpccSolver {
         })
     }
 
-    /// Waits for kernels compiling on another thread (see [`Kernels::Auto`]) and makes
+    /// Waits for kernels compiling on another thread (see [`Kernels::Auto`](crate::Kernels::Auto)) and makes
     /// the following solves evaluate them; true if this solver's kernels are compiled
     /// afterwards. Solves adopt finished kernels by themselves; this is for a caller
     /// that wants them before its next solve.
@@ -238,7 +160,7 @@ impl MpccSolver {
     }
 
     /// True while this solver's kernels are still compiling on another thread (see
-    /// [`Kernels::Auto`]); dropping the solver then waits for the compiler.
+    /// [`Kernels::Auto`](crate::Kernels::Auto)); dropping the solver then waits for the compiler.
     pub fn compiling_in_background(&self) -> bool {
         self.background_compile.as_ref().is_some_and(|h| !h.is_finished())
     }
@@ -298,16 +220,18 @@ impl MpccSolver {
         self.compile_error = Some(reason);
     }
 
-    /// Why the kernels compiling beside the solve (see [`Kernels::Auto`]) could not be
+    /// Why the kernels compiling beside the solve (see [`Kernels::Auto`](crate::Kernels::Auto)) could not be
     /// used, e.g. the compiler's error; the solver then goes on with CasADi's evaluation.
     pub fn compile_error(&self) -> Option<&str> {
         self.compile_error.as_deref()
     }
 
+    #[cfg(feature = "symbolic")]
     pub(crate) fn set_build_time(&mut self, t: Duration) {
         self.build_time = t;
     }
 
+    #[cfg(feature = "symbolic")]
     pub(crate) fn set_start_up(&mut self, phases: Vec<(&'static str, Duration)>) {
         self.start_up = phases;
     }
@@ -319,6 +243,7 @@ impl MpccSolver {
         &self.start_up
     }
 
+    #[cfg(feature = "symbolic")]
     pub(crate) fn mark_prepared(&mut self) {
         self.prepared = true;
     }
@@ -332,6 +257,7 @@ impl MpccSolver {
 
     /// The module's path and the sizes and bound decisions this solver was assembled
     /// from: what [`MpccSolver::from_file`] records to skip the expressions next time.
+    #[cfg(feature = "symbolic")]
     pub(crate) fn prepared_parts(&self) -> (Option<&std::path::Path>, &RelaxedLayout, bool) {
         (self.compiled.library_path(), &self.record.layout, self.branch.is_some())
     }
@@ -393,7 +319,7 @@ impl MpccSolver {
     }
 
     /// True if CasADi evaluates this solver's functions (no compiled kernels yet; see
-    /// [`Kernels`]).
+    /// [`Kernels`](crate::Kernels)).
     pub fn kernels_interpreted(&self) -> bool {
         self.compiled.build_report().interpreted
     }
@@ -708,13 +634,6 @@ pub(crate) fn module_dims(module: &str, layout: &RelaxedLayout, n_w: usize, n_g:
 /// [`CompiledNlp::load_group`].
 pub(crate) fn report_kernels(module: &str) -> [String; 1] {
     [report_kernel(module)]
-}
-
-/// The finish's NLP: `min f s.t. lbg ≤ g ≤ ubg, G ≥ 0, H ≥ 0` in w (no relaxation),
-/// whose G/H upper bounds select a branch.
-fn branch_symbolic<K: Kind>(mpcc: &Mpcc<K>) -> Result<fesd_nlp::SymbolicNlp<K>> {
-    let g = casadi::Matrix::<K>::vertcat(&[&mpcc.g, &mpcc.big_g, &mpcc.big_h])?;
-    Ok(fesd_nlp::SymbolicNlp { x: mpcc.w.clone(), p: mpcc.p.clone(), f: mpcc.f.clone(), g })
 }
 
 /// The compiled branch NLP with its bounds.
