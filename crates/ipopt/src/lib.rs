@@ -103,6 +103,34 @@ pub enum ApplicationReturnStatus {
 }
 
 impl ApplicationReturnStatus {
+    /// Ipopt's integer code (the inverse of [`ApplicationReturnStatus::from_code`]).
+    pub fn code(self) -> i32 {
+        use ApplicationReturnStatus::*;
+        match self {
+            SolveSucceeded => 0,
+            SolvedToAcceptableLevel => 1,
+            InfeasibleProblemDetected => 2,
+            SearchDirectionBecomesTooSmall => 3,
+            DivergingIterates => 4,
+            UserRequestedStop => 5,
+            FeasiblePointFound => 6,
+            MaximumIterationsExceeded => -1,
+            RestorationFailed => -2,
+            ErrorInStepComputation => -3,
+            MaximumCpuTimeExceeded => -4,
+            MaximumWallTimeExceeded => -5,
+            NotEnoughDegreesOfFreedom => -10,
+            InvalidProblemDefinition => -11,
+            InvalidOption => -12,
+            InvalidNumberDetected => -13,
+            UnrecoverableException => -100,
+            NonIpoptExceptionThrown => -101,
+            InsufficientMemory => -102,
+            InternalError => -199,
+            Unknown(c) => c,
+        }
+    }
+
     /// Maps Ipopt's integer code.
     pub fn from_code(code: i32) -> Self {
         use ApplicationReturnStatus::*;

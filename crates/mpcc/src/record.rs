@@ -54,6 +54,11 @@ impl MpccRecord {
         report_kernels(&self.module).into_iter().chain(self.outputs.iter().cloned()).collect()
     }
 
+    /// The MPCC's numbers of variables w and parameters p.
+    pub fn sizes(&self) -> (usize, usize) {
+        (self.data.lbw.len(), self.data.p0.len())
+    }
+
     /// Every kernel of the module, by name.
     pub fn kernel_names(&self) -> Vec<String> {
         let mut names: Vec<String> =

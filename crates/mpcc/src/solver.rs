@@ -340,6 +340,11 @@ impl MpccSolver {
         self.record.layout.implied_by_bounds
     }
 
+    /// The parameter values of the following solves.
+    pub fn parameters(&self) -> &[f64] {
+        &self.p0
+    }
+
     /// New parameter values for the following solves (no recompilation).
     pub fn set_parameters(&mut self, p0: &[f64]) -> Result<()> {
         check_len("p0", p0, self.p0.len())?;
