@@ -1,6 +1,5 @@
-//! Lets this crate's tests (which link CasADi to build the problems they solve) find
-//! the SDK's libraries; the libraries this crate builds get no rpath: where they run,
-//! the program's own library path holds Ipopt and HiGHS.
+//! Lets this crate's tests find the SDK's libraries (Ipopt, HiGHS); the libraries this
+//! crate builds get no run path: where they run, the program's own holds them.
 
 fn main() {
     match casadi_sdk::Sdk::locate() {

@@ -15,7 +15,7 @@
 #![allow(non_camel_case_types)]
 
 use fesd_codegen::{BindTablesFn, KernelLibrary, KernelTable};
-use fesd_mpcc::{HomotopyOptions, MpccRecord, MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{MpccRecord, MpccResult, MpccSolver, MpccStatus};
 use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -201,7 +201,7 @@ pub unsafe extern "C" fn fesd_solver_create(
             Ok(l) => l,
             Err(e) => return report(FESD_ERR_ABI, e.to_string()),
         };
-        let solver = match MpccSolver::from_record(&record, &library, HomotopyOptions::default()) {
+        let solver = match MpccSolver::from_record(&record, &library, record.options().clone()) {
             Ok(s) => s,
             Err(e) => return report(FESD_ERR_ABI, e.to_string()),
         };

@@ -154,7 +154,7 @@ pub use fesd_nlp::BuildReport;
 pub use options::{Formulation, HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 #[cfg(feature = "symbolic")]
 pub use problem::Mpcc;
-pub use problem::DEFAULT_MODULE;
+pub use problem::{check_module_name, DEFAULT_MODULE};
 pub use record::MpccRecord;
 pub use result::{DualStart, FinishReport, HomotopyStep, MpccResult, MpccStatus, Multipliers, Stationarity, Timing};
 pub use solver::MpccSolver;

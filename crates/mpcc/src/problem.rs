@@ -86,9 +86,9 @@ impl MpccData {
 /// Name of the generated module of an MPCC that does not choose one ([`Mpcc::module`]).
 pub const DEFAULT_MODULE: &str = "fesd_mpcc";
 
-/// `name` is usable as [`Mpcc::module`]: a C identifier not in CasADi's reserved
-/// `casadi_` namespace.
-pub(crate) fn check_module_name(name: &str) -> Result<()> {
+/// Checks that `name` is usable as a generated module's name ([`Mpcc::module`]): a C
+/// identifier not in CasADi's reserved `casadi_` namespace.
+pub fn check_module_name(name: &str) -> Result<()> {
     let mut chars = name.chars();
     let reason = match chars.next() {
         None => "it is empty",

@@ -22,7 +22,7 @@ const FORMAT: &str = "fesd-mpcc-record-v1";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MpccRecord {
-    format: String,
+    pub(crate) format: String,
     pub(crate) module: String,
     pub(crate) formulation: Formulation,
     pub(crate) layout: RelaxedLayout,
@@ -31,12 +31,28 @@ pub struct MpccRecord {
     pub(crate) branch: bool,
     /// The caller's functions in the module ([`MpccSolver::with_outputs`]).
     pub(crate) outputs: Vec<String>,
+    /// The solver's homotopy options when the record was taken.
+    pub(crate) options: HomotopyOptions,
 }
 
 impl MpccRecord {
     #[cfg(feature = "symbolic")]
     pub(crate) fn new(module: String, formulation: Formulation, layout: RelaxedLayout, data: MpccData, branch: bool) -> Self {
-        MpccRecord { format: FORMAT.into(), module, formulation, layout, data, branch, outputs: Vec::new() }
+        MpccRecord {
+            format: FORMAT.into(),
+            module,
+            formulation,
+            layout,
+            data,
+            branch,
+            outputs: Vec::new(),
+            options: HomotopyOptions::default(),
+        }
+    }
+
+    /// The homotopy options of the solver the record was taken from.
+    pub fn options(&self) -> &HomotopyOptions {
+        &self.options
     }
 
     /// The name of the module the record belongs to.
@@ -91,6 +107,7 @@ impl MpccRecord {
             return Err(bad("the sizes of its bounds, guess and layout do not agree".into()));
         }
         crate::problem::check_module_name(&record.module)?;
+        record.options.validate()?;
         Ok(record)
     }
 }

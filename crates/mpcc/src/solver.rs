@@ -265,8 +265,8 @@ impl MpccSolver {
     /// What the build decided besides the kernels: with the module
     /// ([`MpccSolver::library_path`], or the module linked into a program) it rebuilds
     /// this solver without CasADi ([`MpccSolver::from_record`]).
-    pub fn record(&self) -> &MpccRecord {
-        &self.record
+    pub fn record(&self) -> MpccRecord {
+        MpccRecord { options: self.opts.clone(), ..self.record.clone() }
     }
 
     /// The loaded module's file; `None` while CasADi evaluates the functions.

@@ -38,7 +38,7 @@ fn a_solver_from_its_record_and_module_solves_identically() {
     let json = built.record().to_json();
     assert!(json.contains("\"-inf\"") && json.contains("\"inf\""), "{json}");
     let record = MpccRecord::from_json(&json).unwrap();
-    assert_eq!(&record, built.record());
+    assert_eq!(record, built.record());
     let library = KernelLibrary::load_verified(built.library_path().unwrap(), record.module(), &record.kernel_names()).unwrap().unwrap();
     let mut rebuilt = MpccSolver::from_record(&record, &library, HomotopyOptions::default()).unwrap();
     let got = rebuilt.solve();
@@ -50,7 +50,7 @@ fn a_solver_from_its_record_and_module_solves_identically() {
 
     // A record of another MPCC (other sizes) against this module.
     let other = MpccSolver::new(&Mpcc { module: "recorded_mpcc".into(), ..two_variables() }, HomotopyOptions::default()).unwrap();
-    let err = MpccSolver::from_record(other.record(), &library, HomotopyOptions::default()).err().expect("refused");
+    let err = MpccSolver::from_record(&other.record(), &library, HomotopyOptions::default()).err().expect("refused");
     assert!(matches!(err, MpccError::Nlp(_)), "{err}");
     // Damaged records.
     for damaged in [

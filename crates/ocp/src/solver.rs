@@ -110,7 +110,7 @@ impl OcpSolver<PssModel> {
     /// your own; `ocp.options.fesd.representation` is then ignored). The
     /// re-simulation and the simulated initial guess use it too.
     pub fn with_lowering(ocp: &Ocp, lowering: Arc<dyn SubsystemLowering>) -> Result<OcpSolver> {
-        Self::build(ocp, &fesd_mpcc::CompileOptions::default(), Some(lowering))
+        Self::build(ocp, &fesd_mpcc::CompileOptions::default(), Some(lowering), fesd_mpcc::DEFAULT_MODULE)
     }
 }
 
@@ -123,13 +123,26 @@ impl<M: ModelKind> OcpSolver<M> {
     /// As [`OcpSolver::new`] with explicit compiler settings (cache directory,
     /// optimization level, which constant tables stay in the C).
     pub fn with_compile_options(ocp: &Ocp<M>, compile: &fesd_mpcc::CompileOptions) -> Result<OcpSolver<M>> {
-        Self::build(ocp, compile, None)
+        Self::build(ocp, compile, None, fesd_mpcc::DEFAULT_MODULE)
     }
 
-    fn build(ocp: &Ocp<M>, compile: &fesd_mpcc::CompileOptions, lowering: Option<Arc<dyn SubsystemLowering>>) -> Result<OcpSolver<M>> {
+    /// As [`OcpSolver::with_compile_options`], the generated module named `module` (a C
+    /// identifier; the default is `fesd_mpcc`): OCPs whose modules are linked into one
+    /// program need different names.
+    pub fn with_module(ocp: &Ocp<M>, compile: &fesd_mpcc::CompileOptions, module: &str) -> Result<OcpSolver<M>> {
+        fesd_mpcc::check_module_name(module)?;
+        Self::build(ocp, compile, None, module)
+    }
+
+    fn build(
+        ocp: &Ocp<M>,
+        compile: &fesd_mpcc::CompileOptions,
+        lowering: Option<Arc<dyn SubsystemLowering>>,
+        module: &str,
+    ) -> Result<OcpSolver<M>> {
         ocp.validate()?;
         let start = Instant::now();
-        let mut t = transcribe(ocp, lowering.as_deref())?;
+        let mut t = transcribe(ocp, lowering.as_deref(), module)?;
         t.mpcc.formulation = ocp.options.formulation;
         let outputs = [t.outputs.clone()];
         let solver = if ocp.options.expand {

@@ -179,7 +179,7 @@ fn soft_terminal(
 }
 
 /// Transcribes `ocp` (validated) into an MPCC over MX expressions.
-pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn SubsystemLowering>) -> Result<Transcription> {
+pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn SubsystemLowering>, module: &str) -> Result<Transcription> {
     let dcs = horizon(ocp, lowering)?;
     let (n_x, e_count) = (dcs.n_x(), dcs.n_elements());
     let (x_sym, p_sym) = (ocp.model.state()?, ocp.model.parameters().clone());
@@ -255,6 +255,7 @@ pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn Subsy
     mpcc.ubw = table.ub.clone();
     mpcc.w0 = table.guess.clone();
     mpcc.p0 = layout.guess.clone();
+    mpcc.module = module.into();
     let g_function = Function::new("ocp_g", &[("w", &w), ("p", &par)], &[("g", &mpcc.g)])?;
     let mut outputs: Vec<(&str, &MX)> =
         vec![("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model), ("activity", &a.activity)];

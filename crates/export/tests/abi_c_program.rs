@@ -1,11 +1,11 @@
-//! A plain C99 program solves an MPCC through the ABI: the module's shared object (its
-//! kernel table and table binding) and this library linked, the record and constant
-//! tables read from files. Its solution is bitwise the Rust solver's; every bad input
+//! A plain C99 program solves an MPCC through fesd's C ABI: the module's shared object
+//! (its kernel table and table binding) and the runtime `libfesd_capi.a` linked, the
+//! record and constant tables read from files. Its solution is bitwise the Rust solver's; every bad input
 //! gets its error code and a message, none aborts.
 
 use casadi::{Function, SX};
 use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, Mpcc, MpccSolver};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// min (x − p)² + (y − 1)² + z² s.t. x + y + z ≥ 0.5, 0 ≤ x ⊥ y ≥ 0, z ≥ −1, with
@@ -134,12 +134,6 @@ int main(int argc, char** argv) {
 }
 "#;
 
-/// Where cargo put this crate's shared library (beside the test's own directory).
-fn capi_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().join("libfesd_capi.so")
-}
-
 #[test]
 fn a_c_program_solves_through_the_abi() {
     let cache = tempfile::tempdir().unwrap();
@@ -159,26 +153,27 @@ fn a_c_program_solves_through_the_abi() {
     let main_c = dir.path().join("main.c");
     std::fs::write(&main_c, MAIN).unwrap();
     let exe = dir.path().join("main");
-    let capi = capi_library();
-    assert!(capi.is_file(), "{} missing", capi.display());
+    let (capi, native_libs) = fesd_export::runtime().unwrap();
     let sdk = casadi_sdk::Sdk::locate().unwrap();
     let status = Command::new("cc")
         .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
         .arg("-I")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include"))
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../capi/include"))
         .arg("-I")
         .arg(module.parent().unwrap())
         .arg(&main_c)
         .arg(&module)
         .arg(&capi)
+        .arg("-L")
+        .arg(&sdk.lib_dir)
         .arg(format!("-Wl,-rpath-link,{}", sdk.lib_dir.display()))
-        .arg("-lm")
+        .args(fesd_export::link_arguments(&native_libs, &sdk.lib_dir).0)
         .arg("-o")
         .arg(&exe)
         .status()
         .unwrap();
     assert!(status.success());
-    let paths = [module.parent().unwrap(), capi.parent().unwrap(), &sdk.lib_dir];
+    let paths = [module.parent().unwrap(), &sdk.lib_dir];
     let ld = std::env::join_paths(paths).unwrap();
     let run = Command::new(&exe).arg(&record).arg(&tables).env("LD_LIBRARY_PATH", ld).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();

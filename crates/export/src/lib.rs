@@ -1,0 +1,238 @@
+//! An optimal control problem exported as a C solver directory, built by plain `make`
+//! where neither Rust nor CasADi is installed.
+//!
+//! [`export_ocp`] compiles the OCP's module under the export's name, and writes:
+//!
+//! ```text
+//! DIR/include/fesd.h, <name>_solver.h    the runtime's ABI, sizes and <name>_problem()
+//! DIR/src/<name>_kernels.c, .h           the generated kernels and their table
+//! DIR/src/<name>_solver.c                the record and constant tables as C arrays
+//! DIR/lib/libfesd_capi.a                 fesd's runtime (the Rust homotopy and finish)
+//! DIR/lib/libipopt.so.3, libhighs.so.1…  Ipopt and HiGHS with their closure, from the SDK
+//! DIR/examples/solve.c, Makefile
+//! ```
+//!
+//! The runtime is built with cargo into the cache (`<cache>/capi/<version>`, see
+//! [`runtime`]): the machine that exports needs Rust, the one that builds the directory
+//! does not. Linux only, for the machine that exports.
+
+use fesd_ocp::{ModelKind, Ocp, OcpSolver};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What can go wrong while exporting.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The OCP could not be transcribed or compiled.
+    #[error(transparent)]
+    Ocp(#[from] fesd_ocp::OcpError),
+    /// A file could not be read or written.
+    #[error("{what} {path}: {err}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        err: std::io::Error,
+    },
+    /// A template did not render (a bug).
+    #[error("template: {0}")]
+    Template(#[from] minijinja::Error),
+    /// The runtime could not be built or the SDK's libraries found.
+    #[error("runtime: {0}")]
+    Runtime(String),
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, ExportError>;
+
+fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ExportError {
+    let path = path.to_path_buf();
+    move |err| ExportError::Io { what, path, err }
+}
+
+/// Where and under which name to export.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// The solver's name: a C identifier, prefix of every generated symbol and file.
+    pub name: String,
+    /// The directory to write (created; files in it are overwritten).
+    pub out_dir: PathBuf,
+}
+
+/// An exported OCP: its directory, and the Rust solver of the same module (to compare
+/// with, or to keep using).
+pub struct Exported<M: ModelKind> {
+    /// The directory written.
+    pub dir: PathBuf,
+    /// The solver the export was made from.
+    pub solver: OcpSolver<M>,
+}
+
+const FESD_H: &str = include_str!("../../capi/include/fesd.h");
+const TEMPLATES: [(&str, &str); 4] = [
+    ("solver.h", include_str!("../templates/solver.h.j2")),
+    ("solver.c", include_str!("../templates/solver.c.j2")),
+    ("solve.c", include_str!("../templates/solve.c.j2")),
+    ("Makefile", include_str!("../templates/Makefile.j2")),
+];
+
+/// Exports `ocp` as described in the crate docs.
+pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Exported<M>> {
+    let name = opts.name.as_str();
+    let mut solver = OcpSolver::with_module(ocp, &fesd_mpcc::CompileOptions::default(), name)?;
+    if !solver.wait_for_compiled_kernels() {
+        return Err(ExportError::Runtime("the OCP's kernels could not be compiled".into()));
+    }
+    let module =
+        solver.mpcc_solver().library_path().map(Path::to_path_buf).ok_or_else(|| ExportError::Runtime("no compiled module".into()))?;
+    let module_dir = module.parent().unwrap_or(Path::new("."));
+    let read = |file: PathBuf| std::fs::read(&file).map_err(io("reading", &file));
+    let kernels_c = read(module_dir.join(format!("{name}.c")))?;
+    let kernels_h = read(module_dir.join(format!("{name}.h")))?;
+    let bound = String::from_utf8_lossy(&kernels_c).contains(&format!("{name}_bind_tables"));
+    let tables = if bound { read(module.with_extension("tables"))? } else { Vec::new() };
+    let record = solver.mpcc_solver().record().to_json().into_bytes();
+    let (nw, np) = solver.mpcc_solver().record().sizes();
+    let (runtime_lib, native_libs) = runtime()?;
+    let sdk = casadi_sdk::Sdk::locate().map_err(|e| ExportError::Runtime(e.to_string()))?;
+    let (link, shipped) = link_arguments(&native_libs, &sdk.lib_dir);
+
+    let dir = &opts.out_dir;
+    for sub in ["include", "src", "lib", "examples"] {
+        let d = dir.join(sub);
+        std::fs::create_dir_all(&d).map_err(io("creating", &d))?;
+    }
+    let mut env = minijinja::Environment::new();
+    for (template, text) in TEMPLATES {
+        env.add_template(template, text)?;
+    }
+    let context = minijinja::context! {
+        name,
+        upper => name.to_uppercase(),
+        version => env!("CARGO_PKG_VERSION"),
+        nx => ocp.model.state()?.nrow(),
+        nu => ocp.model.controls().nrow(),
+        n => ocp.n_intervals,
+        n_elements => ocp.fe_counts()?.iter().sum::<usize>(),
+        nw,
+        np,
+        tables_len => tables.len(),
+        tables => c_bytes(&tables),
+        record_len => record.len(),
+        record => c_bytes(&record),
+        link => link.join(" "),
+    };
+    let render = |template: &str| env.get_template(template).and_then(|t| t.render(&context));
+    let write = |path: PathBuf, bytes: &[u8]| std::fs::write(&path, bytes).map_err(io("writing", &path));
+    write(dir.join("include/fesd.h"), FESD_H.as_bytes())?;
+    write(dir.join(format!("include/{name}_solver.h")), render("solver.h")?.as_bytes())?;
+    write(dir.join(format!("src/{name}_kernels.c")), &kernels_c)?;
+    write(dir.join(format!("src/{name}_kernels.h")), &kernels_h)?;
+    write(dir.join(format!("src/{name}_solver.c")), render("solver.c")?.as_bytes())?;
+    write(dir.join("examples/solve.c"), render("solve.c")?.as_bytes())?;
+    write(dir.join("Makefile"), render("Makefile")?.as_bytes())?;
+    let lib = dir.join("lib/libfesd_capi.a");
+    std::fs::copy(&runtime_lib, &lib).map_err(io("copying the runtime to", &lib))?;
+    copy_sdk_libraries(&sdk.lib_dir, shipped, &dir.join("lib"))?;
+    Ok(Exported { dir: dir.clone(), solver })
+}
+
+/// `bytes` as the body of a C array initializer, 16 values per line.
+fn c_bytes(bytes: &[u8]) -> String {
+    bytes.chunks(16).map(|line| line.iter().map(|b| format!("{b}")).collect::<Vec<_>>().join(", ")).collect::<Vec<_>>().join(",\n")
+}
+
+/// fesd's C runtime: `libfesd_capi.a` and the libraries a program linking it needs,
+/// built with cargo (release, the runtime's own features: no CasADi) into
+/// `<cache>/capi/<version>` under a file lock; cargo rebuilds it when fesd's sources
+/// changed and does nothing otherwise.
+pub fn runtime() -> Result<(PathBuf, String)> {
+    let target = casadi_sdk::cache_root().join("capi").join(env!("CARGO_PKG_VERSION"));
+    std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
+    let lock_path = target.join(".lock");
+    let lock = std::fs::File::create(&lock_path).map_err(io("creating", &lock_path))?;
+    lock.lock().map_err(io("locking", &lock_path))?;
+    let lib = target.join("release/libfesd_capi.a");
+    let libs_file = target.join("native-static-libs");
+    // Cargo decides whether the runtime is current (a no-op then, with nothing printed).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["rustc", "--release", "--lib", "-p", "fesd-capi", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .args(["--", "--print", "native-static-libs"])
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .map_err(|e| ExportError::Runtime(format!("running cargo: {e}")))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(ExportError::Runtime(format!("cargo could not build fesd-capi:\n{stderr}")));
+    }
+    let printed = stderr.lines().find_map(|l| l.split("native-static-libs:").nth(1)).map(|l| l.trim().to_string());
+    let libs = match printed.or_else(|| std::fs::read_to_string(&libs_file).ok()) {
+        Some(libs) => libs.trim().to_string(),
+        None => return Err(ExportError::Runtime(format!("cargo printed no native-static-libs:\n{stderr}"))),
+    };
+    std::fs::write(&libs_file, &libs).map_err(io("writing", &libs_file))?;
+    Ok((lib, libs))
+}
+
+/// The linker arguments of a program that links the runtime, from its
+/// `native-static-libs`: a library the SDK ships (Ipopt, HiGHS, MUMPS) by its versioned
+/// file name (`-l:libipopt.so.3`, the SDK has no development links), the system's as
+/// given. Returns the arguments and the SDK's files among them.
+pub fn link_arguments(native_libs: &str, sdk_lib_dir: &Path) -> (Vec<String>, Vec<String>) {
+    let mut args = Vec::new();
+    let mut shipped = Vec::new();
+    for arg in native_libs.split_whitespace() {
+        let versioned = arg.strip_prefix("-l").and_then(|name| {
+            let prefix = format!("lib{name}.so.");
+            let files = std::fs::read_dir(sdk_lib_dir).ok()?;
+            files.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|f| f.starts_with(&prefix)).min_by_key(String::len)
+        });
+        match versioned {
+            Some(file) if !shipped.contains(&file) => {
+                args.push(format!("-l:{file}"));
+                shipped.push(file);
+            }
+            Some(_) => {}
+            None => args.push(arg.to_string()),
+        }
+    }
+    (args, shipped)
+}
+
+/// Copies the SDK's libraries `shipped` into `lib`, with every library they need that
+/// the SDK ships (METIS, OpenBLAS, the Fortran runtime …): the SDK's libraries find
+/// each other through their `$ORIGIN` run paths.
+fn copy_sdk_libraries(sdk_lib_dir: &Path, shipped: Vec<String>, lib: &Path) -> Result<()> {
+    let mut todo = shipped;
+    let mut done: Vec<String> = Vec::new();
+    while let Some(name) = todo.pop() {
+        if done.contains(&name) {
+            continue;
+        }
+        let from = sdk_lib_dir.join(&name);
+        done.push(name.clone());
+        if !from.exists() {
+            continue; // a system library
+        }
+        let to = lib.join(&name);
+        std::fs::copy(&from, &to).map_err(io("copying", &from))?;
+        let out = Command::new("readelf")
+            .arg("-d")
+            .arg(&from)
+            .output()
+            .map_err(|e| ExportError::Runtime(format!("readelf {}: {e}", from.display())))?;
+        for line in String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains("(NEEDED)")) {
+            if let Some(needed) = line.split('[').nth(1).and_then(|s| s.split(']').next()) {
+                todo.push(needed.to_string());
+            }
+        }
+    }
+    Ok(())
+}

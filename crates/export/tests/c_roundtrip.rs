@@ -1,0 +1,48 @@
+//! The time-optimal car exported, built by plain `make` in an environment without
+//! Rust, CasADi or fesd's cache, solves in C to the Rust solver's T with the same Ipopt
+//! iterations; the directory is self-contained (no libcasadi, run path `$ORIGIN/../lib`)
+//! and still runs after it is moved.
+
+use fesd_export::{export_ocp, ExportOptions};
+use fesd_model::Representation;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn make(dir: &Path, home: &Path) -> Output {
+    Command::new("make").arg("-C").arg(dir).arg("test").env_clear().env("PATH", "/usr/bin:/bin").env("HOME", home).output().unwrap()
+}
+
+fn value(stdout: &str, name: &str) -> String {
+    let prefix = format!("{name} = ");
+    stdout.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("no {name} in {stdout}")).to_string()
+}
+
+#[test]
+fn the_exported_car_solves_in_c_as_in_rust() {
+    let ocp = fesd_ocp::problems::car_turbo(10, 3, Representation::Stewart).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("car");
+    let exported = export_ocp(&ocp, &ExportOptions { name: "car_turbo".into(), out_dir: dir.clone() }).unwrap();
+    let mut solver = exported.solver;
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged());
+
+    let home = tempfile::tempdir().unwrap();
+    let out = make(&dir, home.path());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(value(&stdout, "T_final"), "13.3333333");
+    let t: f64 = value(&stdout, "T_final_exact").parse().unwrap();
+    assert!((t - r.t_final).abs() <= 1e-8, "C {t} vs Rust {}", r.t_final);
+    assert_eq!(value(&stdout, "ipopt_iterations").parse::<usize>().unwrap(), r.mpcc.total_iterations);
+
+    let exe = dir.join("examples/solve");
+    let dynamic = String::from_utf8_lossy(&Command::new("readelf").arg("-d").arg(&exe).output().unwrap().stdout).into_owned();
+    assert!(!dynamic.contains("libcasadi"), "{dynamic}");
+    assert!(dynamic.contains("$ORIGIN/../lib"), "{dynamic}");
+    let moved = tmp.path().join("elsewhere");
+    std::fs::rename(&dir, &moved).unwrap();
+    let run = Command::new(moved.join("examples/solve")).env_clear().env("PATH", "/usr/bin:/bin").output().unwrap();
+    assert!(run.status.success());
+    assert_eq!(value(&String::from_utf8_lossy(&run.stdout), "T_final"), "13.3333333");
+}
