@@ -48,6 +48,7 @@ pub use casadi;
 pub use fesd_cls as cls;
 pub use fesd_codegen as codegen;
 pub use fesd_discretization as discretization;
+pub use fesd_export as export;
 pub use fesd_kkt as kkt;
 pub use fesd_model as model;
 pub use fesd_mpcc as mpcc;

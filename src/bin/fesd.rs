@@ -4,6 +4,10 @@
 //! solves it by the relaxation homotopy and prints a one-line summary (or, with
 //! `--json`, a JSON report). Exit status: 0 converged, 1 solved but not converged,
 //! 2 bad input.
+//!
+//! `fesd export <car_turbo|sliding_mode|motor_N> --out DIR` writes one of the built-in
+//! optimal control problems as a C solver directory (`make -C DIR test` builds and
+//! runs it). Exit status: 0 written, 2 bad input or a failed export.
 
 use clap::{Parser, Subcommand};
 use fesd::codegen::OptLevel;
@@ -24,6 +28,53 @@ struct Cli {
 enum Command {
     /// Solve an MPCC stored in the NOSBENCH JSON layout.
     Mpcc(MpccArgs),
+    /// Export a built-in optimal control problem as a C solver directory.
+    Export(ExportArgs),
+}
+
+#[derive(clap::Args)]
+struct ExportArgs {
+    /// car_turbo (the time-optimal car), sliding_mode, or motor_N (the voice-coil motor
+    /// with N control intervals).
+    problem: String,
+    /// The directory to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Control intervals of car_turbo.
+    #[arg(long, default_value_t = 10)]
+    n: usize,
+    /// Finite elements per interval of car_turbo.
+    #[arg(long = "n-fe", default_value_t = 3)]
+    n_fe: usize,
+    /// stewart | step (car_turbo).
+    #[arg(long, default_value = "stewart")]
+    representation: String,
+    /// The solver's name, prefix of its C symbols (default: the problem's).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use fesd::model::Representation;
+    use fesd::ocp::problems;
+    let representation = match args.representation.as_str() {
+        "stewart" => Representation::Stewart,
+        "step" => Representation::Step,
+        other => return Err(format!("representation {other:?}: stewart or step").into()),
+    };
+    let (ocp, default_name) = match args.problem.as_str() {
+        "car_turbo" => (problems::car_turbo(args.n, args.n_fe, representation)?, "car_turbo".to_string()),
+        "sliding_mode" => (problems::sliding_mode()?, "sliding_mode".to_string()),
+        motor if motor.starts_with("motor_") => {
+            let n: usize = motor["motor_".len()..].parse().map_err(|_| format!("{motor}: motor_N with a number N"))?;
+            (problems::voice_coil_motor(n)?, motor.to_string())
+        }
+        other => return Err(format!("unknown problem {other:?}: car_turbo, sliding_mode or motor_N").into()),
+    };
+    let name = args.name.clone().unwrap_or(default_name);
+    let exported = fesd::export::export_ocp(&ocp, &fesd::export::ExportOptions { name, out_dir: args.out.clone() })?;
+    println!("exported = {}", exported.dir.display());
+    Ok(())
 }
 
 #[derive(clap::Args)]
@@ -119,6 +170,13 @@ fn main() -> ExitCode {
             Ok(converged) => ExitCode::from(if converged { 0 } else { 1 }),
             Err(e) => {
                 eprintln!("fesd mpcc: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Export(args) => match run_export(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fesd export: {e}");
                 ExitCode::from(2)
             }
         },
