@@ -3,30 +3,9 @@
 //! record and constant tables read from files. Its solution is bitwise the Rust solver's; every bad input
 //! gets its error code and a message, none aborts.
 
-use casadi::{Function, SX};
-use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, Mpcc, MpccSolver};
+use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, MpccSolver};
 use std::path::PathBuf;
 use std::process::Command;
-
-/// min (x − p)² + (y − 1)² + z² s.t. x + y + z ≥ 0.5, 0 ≤ x ⊥ y ≥ 0, z ≥ −1, with
-/// p = 2 (solution (2, 0, 0), f = 1) and an output s = x + y + z.
-fn problem() -> (Mpcc, Function) {
-    let w = SX::sym("w", 3);
-    let p = SX::sym("p", 1);
-    let (x, y, z) = (w.at(0).unwrap(), w.at(1).unwrap(), w.at(2).unwrap());
-    let f = (&x - p.at(0).unwrap()).powf(2.0) + (&y - 1.0).powf(2.0) + z.powf(2.0);
-    let mut m = Mpcc::new(w.clone(), f, x.clone(), y.clone());
-    m.p = p.clone();
-    m.p0 = vec![2.0];
-    m.g = &x + &y + &z;
-    m.lbg = vec![0.5];
-    m.ubg = vec![f64::INFINITY];
-    m.lbw = vec![f64::NEG_INFINITY, f64::NEG_INFINITY, -1.0];
-    m.w0 = vec![0.5, 0.5, 0.0];
-    m.module = "capi_mpcc".into();
-    let out = Function::new("capi_mpcc_sum", &[("w", &w), ("p", &p)], &[("s", &(&x + &y + &z))]).unwrap();
-    (m, out)
-}
 
 const MAIN: &str = r#"#include <math.h>
 #include <stdio.h>
@@ -139,7 +118,8 @@ fn a_c_program_solves_through_the_abi() {
     let cache = tempfile::tempdir().unwrap();
     // A low threshold moves the module's patterns out of its C: the program binds them.
     let compile = CompileOptions { cache_dir: Some(cache.path().to_path_buf()), tables_out_of_line: Some(4), ..Default::default() };
-    let (mpcc, out) = problem();
+    let (known, out) = fesd_mpcc::problems::parametric_with_output("capi_mpcc").unwrap();
+    let mpcc = known.mpcc;
     let mut rust = MpccSolver::with_outputs(&mpcc, HomotopyOptions::default(), &compile, Kernels::Compiled, &[out]).unwrap();
     let want = rust.solve();
     assert!(want.status.is_converged());

@@ -65,3 +65,31 @@ pub fn lcp_least_squares(n: usize) -> casadi::Result<KnownMpcc> {
     let w_star = [x_star, y_star, q_star].concat();
     Ok(KnownMpcc { mpcc, w_star, f_star: 0.0 })
 }
+
+/// A small MPCC with a parameter, unbounded sides and an output, in the module
+/// `module`:
+///
+/// ```text
+/// min (x − p)² + (y − 1)² + z²  s.t.  x + y + z ≥ 0.5,  0 ≤ x ⊥ y ≥ 0,  z ≥ −1
+/// ```
+///
+/// with p = 2: the solution (2, 0, 0), f* = 1 (the branch y = 0; x = 0 gives 4). The
+/// function `<module>_sum(w, p) = x + y + z` is an output to build into the module
+/// ([`MpccSolver::with_outputs`](crate::MpccSolver::with_outputs)).
+pub fn parametric_with_output(module: &str) -> casadi::Result<(KnownMpcc, casadi::Function)> {
+    let w = MX::sym("w", 3);
+    let p = MX::sym("p", 1);
+    let (x, y, z) = (w.at(0)?, w.at(1)?, w.at(2)?);
+    let f = (&x - p.at(0)?).powf(2.0) + (&y - 1.0).powf(2.0) + z.powf(2.0);
+    let mut m = Mpcc::new(w.clone(), f, x.clone(), y.clone());
+    m.p = p.clone();
+    m.p0 = vec![2.0];
+    m.g = &x + &y + &z;
+    m.lbg = vec![0.5];
+    m.ubg = vec![f64::INFINITY];
+    m.lbw = vec![f64::NEG_INFINITY, f64::NEG_INFINITY, -1.0];
+    m.w0 = vec![0.5, 0.5, 0.0];
+    m.module = module.into();
+    let out = casadi::Function::new(&format!("{module}_sum"), &[("w", &w), ("p", &p)], &[("s", &(&x + &y + &z))])?;
+    Ok((KnownMpcc { mpcc: m, w_star: vec![2.0, 0.0, 0.0], f_star: 1.0 }, out))
+}

@@ -2,35 +2,16 @@
 //! solves exactly as the solver built from the expressions; damaged or mismatched
 //! records are typed errors.
 
-use casadi::{Function, SX};
+use casadi::SX;
 use fesd_codegen::KernelLibrary;
 use fesd_mpcc::{CompileOptions, HomotopyOptions, Kernels, Mpcc, MpccError, MpccRecord, MpccSolver};
-
-/// min (x − p)² + (y − 1)² + z² s.t. x + y + z ≥ 0.5, 0 ≤ x ⊥ y ≥ 0, z ∈ [−1, ∞),
-/// p = 2: the solution (2, 0, 0), f = 1; unbounded sides make the record carry ±∞.
-fn problem(module: &str) -> (Mpcc, Function) {
-    let w = SX::sym("w", 3);
-    let p = SX::sym("p", 1);
-    let (x, y, z) = (w.at(0).unwrap(), w.at(1).unwrap(), w.at(2).unwrap());
-    let f = (&x - p.at(0).unwrap()).powf(2.0) + (&y - 1.0).powf(2.0) + z.powf(2.0);
-    let mut m = Mpcc::new(w.clone(), f, x.clone(), y.clone());
-    m.p = p.clone();
-    m.p0 = vec![2.0];
-    m.g = &x + &y + &z;
-    m.lbg = vec![0.5];
-    m.ubg = vec![f64::INFINITY];
-    m.lbw = vec![f64::NEG_INFINITY, f64::NEG_INFINITY, -1.0];
-    m.w0 = vec![0.5, 0.5, 0.0];
-    m.module = module.into();
-    let out = Function::new(&format!("{module}_sum"), &[("w", &w), ("p", &p)], &[("s", &(&x + &y + &z))]).unwrap();
-    (m, out)
-}
 
 #[test]
 fn a_solver_from_its_record_and_module_solves_identically() {
     let cache = tempfile::tempdir().unwrap();
     let compile = CompileOptions { cache_dir: Some(cache.path().to_path_buf()), ..Default::default() };
-    let (mpcc, out) = problem("recorded_mpcc");
+    let (known, out) = fesd_mpcc::problems::parametric_with_output("recorded_mpcc").unwrap();
+    let mpcc = known.mpcc;
     let mut built = MpccSolver::with_outputs(&mpcc, HomotopyOptions::default(), &compile, Kernels::Compiled, &[out]).unwrap();
     let want = built.solve();
     assert!(want.status.is_converged() && (want.objective - 1.0).abs() < 1e-8, "{:?} {}", want.status, want.objective);
