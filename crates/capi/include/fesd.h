@@ -138,6 +138,14 @@ int fesd_solver_set_parameters(fesd_solver *solver, const double *p, size_t len)
 // As [`fesd_solver_set_parameters`].
 int fesd_solver_set_initial_guess(fesd_solver *solver, const double *w, size_t len);
 
+// Copies the parameter values of the following solves (`len` = n_p) into `p`: the
+// record's, or the last ones set.
+//
+// # Safety
+// `solver` must be NULL or come from [`fesd_solver_create`]; `p` must hold `len`
+// doubles.
+int fesd_solver_get_parameters(fesd_solver *solver, double *p, size_t len);
+
 // Arms the next solve as a warm re-solve from the last solve's final homotopy NLP
 // (primal and dual); [`FESD_ERR_STATE`] if there was no solve to start from.
 //

@@ -324,6 +324,33 @@ unsafe fn set_vector(s: &mut fesd_solver, v: *const f64, len: usize, which: Vect
     }
 }
 
+/// Copies the parameter values of the following solves (`len` = n_p) into `p`: the
+/// record's, or the last ones set.
+///
+/// # Safety
+/// `solver` must be NULL or come from [`fesd_solver_create`]; `p` must hold `len`
+/// doubles.
+#[no_mangle]
+pub unsafe extern "C" fn fesd_solver_get_parameters(solver: *mut fesd_solver, p: *mut f64, len: usize) -> c_int {
+    // SAFETY: the caller's contract.
+    unsafe {
+        with_solver(solver, |s| {
+            let values = s.solver.parameters();
+            if len != values.len() {
+                let n = values.len();
+                return s.fail(FESD_ERR_LENGTH, format!("parameters: room for {len} values, {n} needed"));
+            }
+            if p.is_null() && len > 0 {
+                return s.fail(FESD_ERR_NULL, "p is NULL");
+            }
+            if len > 0 {
+                std::ptr::copy_nonoverlapping(values.as_ptr(), p, len);
+            }
+            s.ok()
+        })
+    }
+}
+
 /// Arms the next solve as a warm re-solve from the last solve's final homotopy NLP
 /// (primal and dual); [`FESD_ERR_STATE`] if there was no solve to start from.
 ///

@@ -71,11 +71,12 @@ pub struct Exported<M: ModelKind> {
 }
 
 const FESD_H: &str = include_str!("../../capi/include/fesd.h");
-const TEMPLATES: [(&str, &str); 4] = [
+const TEMPLATES: [(&str, &str); 5] = [
     ("solver.h", include_str!("../templates/solver.h.j2")),
     ("solver.c", include_str!("../templates/solver.c.j2")),
     ("solve.c", include_str!("../templates/solve.c.j2")),
     ("Makefile", include_str!("../templates/Makefile.j2")),
+    ("mpc.c", include_str!("../templates/mpc.c.j2")),
 ];
 
 /// Exports `ocp` as described in the crate docs.
@@ -118,6 +119,7 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         n_elements => ocp.fe_counts()?.iter().sum::<usize>(),
         nw,
         np,
+        x0_offset => solver.parameter_table().block("x0", None, None).map_or(-1, |b| b.offset as i64),
         tables_len => tables.len(),
         tables => c_bytes(&tables),
         record_len => record.len(),
@@ -132,6 +134,7 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     write(dir.join(format!("src/{name}_kernels.h")), &kernels_h)?;
     write(dir.join(format!("src/{name}_solver.c")), render("solver.c")?.as_bytes())?;
     write(dir.join("examples/solve.c"), render("solve.c")?.as_bytes())?;
+    write(dir.join("examples/mpc.c"), render("mpc.c")?.as_bytes())?;
     write(dir.join("Makefile"), render("Makefile")?.as_bytes())?;
     let lib = dir.join("lib/libfesd_capi.a");
     std::fs::copy(&runtime_lib, &lib).map_err(io("copying the runtime to", &lib))?;
