@@ -65,3 +65,96 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     assert!(run.status.success());
     assert_eq!(value(&String::from_utf8_lossy(&run.stdout), "T_final"), "13.3333333");
 }
+
+const TWO: &str = r#"#include <stdio.h>
+#include "car_turbo_solver.h"
+#include "sliding_mode_solver.h"
+
+static fesd_solver* create(void (*fill)(fesd_problem*)) {
+  fesd_problem problem;
+  fesd_solver* solver = 0;
+  char error[256];
+  fill(&problem);
+  if (fesd_solver_create(&problem, 0, &solver, error, sizeof error) != FESD_OK) fprintf(stderr, "%s\n", error);
+  return solver;
+}
+
+int main(void) {
+  fesd_solver* car1 = create(car_turbo_problem);
+  fesd_solver* car2 = create(car_turbo_problem);
+  fesd_solver* sliding = create(sliding_mode_problem);
+  fesd_solve_info a, b, c;
+  double t1 = 0.0, t2 = 0.0;
+  if (!car1 || !car2 || !sliding) return 1;
+  /* Interleaved: each solve only touches its own solver. */
+  if (fesd_solver_solve(car1, &a) != FESD_OK || fesd_solver_solve(sliding, &c) != FESD_OK) return 1;
+  if (fesd_solver_solve(car2, &b) != FESD_OK) return 1;
+  fesd_solver_get_output(car1, CAR_TURBO_OUTPUTS, CAR_TURBO_OUTPUT_T, &t1, 1);
+  fesd_solver_get_output(car2, CAR_TURBO_OUTPUTS, CAR_TURBO_OUTPUT_T, &t2, 1);
+  printf("car1 = %lld %.17g\ncar2 = %lld %.17g\nsliding = %lld %.10g\n", (long long)a.ipopt_iterations, t1,
+         (long long)b.ipopt_iterations, t2, (long long)c.ipopt_iterations, c.objective);
+  fesd_solver_free(car1);
+  fesd_solver_free(car2);
+  fesd_solver_free(sliding);
+  return 0;
+}
+"#;
+
+/// Two exports (the car and the sliding-mode OCP) link into one C program against one
+/// runtime without clashing symbols; two instances of the car, interleaved with the
+/// other problem in one thread, each give the separate run's result.
+#[test]
+fn two_exports_and_two_instances_in_one_program() {
+    let tmp = tempfile::tempdir().unwrap();
+    let car = tmp.path().join("car");
+    let sliding = tmp.path().join("sliding");
+    let car_ocp = fesd_ocp::problems::car_turbo(10, 3, Representation::Stewart).unwrap();
+    let mut car_rust = export_ocp(&car_ocp, &ExportOptions { name: "car_turbo".into(), out_dir: car.clone() }).unwrap().solver;
+    let sliding_ocp = fesd_ocp::problems::sliding_mode().unwrap();
+    let mut sliding_rust =
+        export_ocp(&sliding_ocp, &ExportOptions { name: "sliding_mode".into(), out_dir: sliding.clone() }).unwrap().solver;
+    let (rc, rs) = (car_rust.solve().unwrap(), sliding_rust.solve().unwrap());
+    for dir in [&car, &sliding] {
+        let out = Command::new("make").arg("-C").arg(dir).env_clear().env("PATH", "/usr/bin:/bin").output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let main_c = tmp.path().join("two.c");
+    std::fs::write(&main_c, TWO).unwrap();
+    let exe = tmp.path().join("two");
+    let (_, native_libs) = fesd_export::runtime().unwrap();
+    let lib = car.join("lib");
+    let (link, _) = fesd_export::link_arguments(&native_libs, &lib);
+    let status = Command::new("cc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+        .arg("-I")
+        .arg(car.join("include"))
+        .arg("-I")
+        .arg(sliding.join("include"))
+        .arg(&main_c)
+        .arg(car.join("lib/libcar_turbo.a"))
+        .arg(sliding.join("lib/libsliding_mode.a"))
+        .arg(lib.join("libfesd_capi.a"))
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath-link,{}", lib.display()))
+        .args(link)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
+    for instance in ["car1", "car2"] {
+        let v = value(&stdout, instance);
+        let (iterations, t) = v.split_once(' ').unwrap();
+        assert_eq!(iterations.parse::<usize>().unwrap(), rc.mpcc.total_iterations, "{instance}");
+        assert!((t.parse::<f64>().unwrap() - rc.t_final).abs() <= 1e-8, "{instance}: {t}");
+    }
+    let v = value(&stdout, "sliding");
+    let (iterations, objective) = v.split_once(' ').unwrap();
+    assert_eq!(iterations.parse::<usize>().unwrap(), rs.mpcc.total_iterations);
+    assert!((objective.parse::<f64>().unwrap() - rs.objective).abs() <= 1e-8 * rs.objective.abs());
+}
