@@ -260,7 +260,7 @@ pub unsafe extern "C" fn fesd_solver_sizes(solver: *mut fesd_solver, n_w: *mut u
     // SAFETY: the caller's contract.
     unsafe {
         with_solver(solver, |s| {
-            let (w, p) = s.solver.record().sizes();
+            let (w, p) = s.solver.sizes();
             if !n_w.is_null() {
                 *n_w = w;
             }
@@ -301,7 +301,7 @@ enum Vector {
 /// # Safety
 /// `v` must hold `len` doubles when not NULL.
 unsafe fn set_vector(s: &mut fesd_solver, v: *const f64, len: usize, which: Vector) -> c_int {
-    let (n_w, n_p) = s.solver.record().sizes();
+    let (n_w, n_p) = s.solver.sizes();
     let (what, expected) = match which {
         Vector::Parameters => ("parameters", n_p),
         Vector::Guess => ("initial guess", n_w),

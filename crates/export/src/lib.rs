@@ -94,8 +94,8 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     let kernels_h = read(module_dir.join(format!("{name}.h")))?;
     let bound = String::from_utf8_lossy(&kernels_c).contains(&format!("{name}_bind_tables"));
     let tables = if bound { read(module.with_extension("tables"))? } else { Vec::new() };
+    let (nw, np) = solver.mpcc_solver().sizes();
     let record = solver.mpcc_solver().record().to_json().into_bytes();
-    let (nw, np) = solver.mpcc_solver().record().sizes();
     let (runtime_lib, native_libs) = runtime()?;
     let sdk = casadi_sdk::Sdk::locate().map_err(|e| ExportError::Runtime(e.to_string()))?;
     let (link, shipped) = link_arguments(&native_libs, &sdk.lib_dir);

@@ -340,6 +340,11 @@ impl MpccSolver {
         self.record.layout.implied_by_bounds
     }
 
+    /// The MPCC's numbers of variables w and parameters p.
+    pub fn sizes(&self) -> (usize, usize) {
+        (self.n_w, self.p0.len())
+    }
+
     /// The parameter values of the following solves.
     pub fn parameters(&self) -> &[f64] {
         &self.p0
