@@ -96,6 +96,8 @@ pub struct fesd_solve_info {
 pub struct fesd_solver {
     solver: MpccSolver,
     last: Option<MpccResult>,
+    /// The parameters of the last solve (outputs are functions of them).
+    last_p: Vec<f64>,
     error: CString,
 }
 
@@ -205,7 +207,7 @@ pub unsafe extern "C" fn fesd_solver_create(
             Ok(s) => s,
             Err(e) => return report(FESD_ERR_ABI, e.to_string()),
         };
-        let boxed = Box::new(fesd_solver { solver, last: None, error: CString::default() });
+        let boxed = Box::new(fesd_solver { solver, last: None, last_p: Vec::new(), error: CString::default() });
         // SAFETY: checked non-NULL above.
         unsafe { *out = Box::into_raw(boxed) };
         FESD_OK
@@ -434,6 +436,7 @@ pub unsafe extern "C" fn fesd_solver_solve(solver: *mut fesd_solver, info: *mut 
                 return s.fail(FESD_ERR_INTERNAL, e.to_string());
             }
             s.last = Some(r);
+            s.last_p = s.solver.parameters().to_vec();
             s.ok();
             status
         })
@@ -465,7 +468,7 @@ pub unsafe extern "C" fn fesd_solver_get_w(solver: *mut fesd_solver, w: *mut f64
 }
 
 /// Evaluates output `index` of the module's function `name` (one of the record's
-/// outputs) at the last solve's w and the current parameters, dense column-major,
+/// outputs) at the last solve's w and parameters, dense column-major,
 /// into `values` (`len` = its number of entries).
 ///
 /// # Safety
@@ -487,8 +490,7 @@ pub unsafe extern "C" fn fesd_solver_get_output(
             }
             let Some(w) = s.last.as_ref().map(|r| r.w.clone()) else { return s.fail(FESD_ERR_STATE, "no solve yet") };
             let name = CStr::from_ptr(name).to_string_lossy().into_owned();
-            let p = s.solver.parameters().to_vec();
-            let outputs = match s.solver.eval_output(&name, &w, &p) {
+            let outputs = match s.solver.eval_output(&name, &w, &s.last_p) {
                 Ok(o) => o,
                 Err(e) => return s.fail(FESD_ERR_OPTION, e.to_string()),
             };

@@ -36,6 +36,16 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     let t: f64 = value(&stdout, "T_final_exact").parse().unwrap();
     assert!((t - r.t_final).abs() <= 1e-8, "C {t} vs Rust {}", r.t_final);
     assert_eq!(value(&stdout, "ipopt_iterations").parse::<usize>().unwrap(), r.mpcc.total_iterations);
+    // The trajectory, as Rust's result (and examples/car_turbo.rs's JSON) has it.
+    let rust_trajectory = [("states", r.x.concat()), ("controls", r.u.concat()), ("times", r.t.clone())];
+    for (name, rust) in rust_trajectory {
+        let c: Vec<f64> = value(&stdout, name).split_whitespace().map(|v| v.parse().unwrap()).collect();
+        assert_eq!(c.len(), rust.len(), "{name}");
+        let gap = c.iter().zip(&rust).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(gap <= 1e-8, "{name}: C and Rust differ by {gap:e}");
+    }
+    let cost: f64 = value(&stdout, "cost").parse().unwrap();
+    assert!((cost - r.cost).abs() <= 1e-8 * r.cost.abs().max(1.0), "cost: C {cost} vs Rust {}", r.cost);
 
     // Model predictive control: a new x0, 800/9 m ahead, re-solved from the solution's
     // primal point and then armed with its duals: as in Rust, T = 80/9.

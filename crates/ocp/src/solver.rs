@@ -380,6 +380,9 @@ impl<M: ModelKind> OcpSolver<M> {
         let mut out = self.solver.eval_output(&self.t.outputs.name(), &w, &self.p0)?.into_iter();
         let mut next = || out.next().unwrap_or_default();
         let (h, t_final, cost, p, activity) = (next(), next().first().copied().unwrap_or(f64::NAN), next(), next(), next());
+        // x, u and t are read from w below (the same values; the outputs serve callers
+        // without the variable table).
+        let _trajectory = (next(), next(), next());
         let dcs = &self.t.dcs;
         let table = &self.t.table;
         let mut x = vec![self.x0_now()];

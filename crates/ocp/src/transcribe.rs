@@ -23,7 +23,7 @@ pub(crate) struct Transcription {
     pub parameters: VariableTable,
     /// The horizon's discretization.
     pub dcs: Box<dyn Dcs>,
-    /// `outputs(w, p) -> (h, T, cost, p_model, activity, results…)`, for results.
+    /// `outputs(w, p) -> (h, T, cost, p_model, activity, x, u, t, results…)`, for results.
     pub outputs: Function,
     /// Names of the outputs after the fixed five.
     pub result_names: Vec<String>,
@@ -189,6 +189,7 @@ pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn Subsy
     let par = MX::sym("p", layout.len());
     let inputs = grid_inputs(ocp, &table, &w, &par, &layout, n_x)?;
     let (p_model, t_final) = (inputs.p.clone(), inputs.t_final.clone());
+    let (x0, u) = (inputs.x0.clone(), inputs.u.clone());
     let a = dcs.assemble_horizon(&table, &w, &inputs)?;
     let vec = |m: &MX| m.reshape(m.numel(), 1);
     let mut g = vec![a.g.clone()];
@@ -257,8 +258,25 @@ pub(crate) fn transcribe<M: ModelKind>(ocp: &Ocp<M>, lowering: Option<&dyn Subsy
     mpcc.p0 = layout.guess.clone();
     mpcc.module = module.into();
     let g_function = Function::new("ocp_g", &[("w", &w), ("p", &par)], &[("g", &mpcc.g)])?;
-    let mut outputs: Vec<(&str, &MX)> =
-        vec![("h", &a.h), ("T", &t_final), ("cost", &cost), ("p_model", &p_model), ("activity", &a.activity)];
+    // The trajectory for a caller without the variable table (an exported solver): the
+    // state at the start and at every element's end, the controls, the element times.
+    let x = MX::horzcat(&[&x0, &a.x_end])?;
+    let mut times = vec![MX::scalar(0.0)];
+    for e in 0..e_count {
+        let next = times[e].clone() + a.h.at(e)?;
+        times.push(next);
+    }
+    let t = MX::horzcat(&times.iter().collect::<Vec<_>>())?;
+    let mut outputs: Vec<(&str, &MX)> = vec![
+        ("h", &a.h),
+        ("T", &t_final),
+        ("cost", &cost),
+        ("p_model", &p_model),
+        ("activity", &a.activity),
+        ("x", &x),
+        ("u", &u),
+        ("t", &t),
+    ];
     outputs.extend(a.results.iter().map(|(n, m)| (n.as_str(), m)));
     let outputs = Function::new(&format!("{}_outputs", mpcc.module), &[("w", &w), ("p", &par)], &outputs)?;
     Ok(Transcription {
