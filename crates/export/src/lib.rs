@@ -150,7 +150,8 @@ fn c_bytes(bytes: &[u8]) -> String {
 /// fesd's C runtime: `libfesd_capi.a` and the libraries a program linking it needs,
 /// built with cargo (release, the runtime's own features: no CasADi) into
 /// `<cache>/capi/<version>` under a file lock; cargo rebuilds it when fesd's sources
-/// changed and does nothing otherwise.
+/// changed and does nothing otherwise. Source paths are remapped (`/cargo`, `/fesd`),
+/// so the library names no directory of this machine; `RUSTFLAGS` does not apply.
 pub fn runtime() -> Result<(PathBuf, String)> {
     let target = casadi_sdk::cache_root().join("capi").join(env!("CARGO_PKG_VERSION"));
     std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
@@ -162,6 +163,16 @@ pub fn runtime() -> Result<(PathBuf, String)> {
     // Cargo decides whether the runtime is current (a no-op then, with nothing printed).
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // Panic locations name source files: no absolute path of this machine may reach the
+    // exported directory (the registry's sources, fesd's own).
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"));
+    let workspace = manifest.parent().and_then(|p| p.canonicalize().ok()).unwrap_or_default();
+    let rustflags = [(cargo_home.as_path(), "/cargo"), (workspace.as_path(), "/fesd")]
+        .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
+        .join("\x1f");
     let out = Command::new(cargo)
         .args(["rustc", "--release", "--lib", "-p", "fesd-capi", "--manifest-path"])
         .arg(&manifest)
@@ -169,6 +180,8 @@ pub fn runtime() -> Result<(PathBuf, String)> {
         .arg(&target)
         .args(["--", "--print", "native-static-libs"])
         .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags)
         .output()
         .map_err(|e| ExportError::Runtime(format!("running cargo: {e}")))?;
     let stderr = String::from_utf8_lossy(&out.stderr);

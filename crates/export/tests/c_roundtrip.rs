@@ -28,6 +28,8 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     let r = solver.solve().unwrap();
     assert!(r.status.is_converged());
 
+    assert_no_machine_paths(&dir, &[tmp.path(), &casadi_sdk::cache_root(), Path::new(env!("CARGO_MANIFEST_DIR"))]);
+
     let home = tempfile::tempdir().unwrap();
     let out = make(&dir, home.path());
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -74,6 +76,30 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     let run = Command::new(moved.join("examples/solve")).env_clear().env("PATH", "/usr/bin:/bin").output().unwrap();
     assert!(run.status.success());
     assert_eq!(value(&String::from_utf8_lossy(&run.stdout), "T_final"), "13.3333333");
+}
+
+/// No file under `dir` names one of `paths` (or the user's home): the directory works
+/// on another machine and tells nothing of this one.
+fn assert_no_machine_paths(dir: &Path, paths: &[&Path]) {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let mut needles: Vec<String> = paths.iter().map(|p| p.canonicalize().unwrap_or(p.to_path_buf()).display().to_string()).collect();
+    needles.extend(paths.iter().map(|p| p.display().to_string()));
+    needles.extend((home.len() > 1).then_some(home));
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            // Binary files too: ASCII needles survive the lossy conversion.
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            for needle in &needles {
+                assert!(!text.contains(needle.as_str()), "{} names {needle}", path.display());
+            }
+        }
+    }
 }
 
 const TWO: &str = r#"#include <stdio.h>
