@@ -5,7 +5,7 @@
 //! `--json`, a JSON report). Exit status: 0 converged, 1 solved but not converged,
 //! 2 bad input.
 //!
-//! `fesd export <car_turbo|sliding_mode|motor_N> --out DIR` writes one of the built-in
+//! `fesd export <car_turbo|sliding_mode|motor_N|pushed_box> --out DIR` writes one of the built-in
 //! optimal control problems as a C solver directory (`make -C DIR test` builds and
 //! runs it). Exit status: 0 written, 2 bad input or a failed export.
 
@@ -34,13 +34,13 @@ enum Command {
 
 #[derive(clap::Args)]
 struct ExportArgs {
-    /// car_turbo (the time-optimal car), sliding_mode, or motor_N (the voice-coil motor
-    /// with N control intervals).
+    /// car_turbo (the time-optimal car), sliding_mode, motor_N (the voice-coil motor
+    /// with N control intervals) or pushed_box (a rigid body against friction).
     problem: String,
     /// The directory to write.
     #[arg(long)]
     out: PathBuf,
-    /// Control intervals of car_turbo.
+    /// Control intervals of car_turbo and pushed_box.
     #[arg(long, default_value_t = 10)]
     n: usize,
     /// Finite elements per interval of car_turbo.
@@ -62,18 +62,19 @@ fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
         "step" => Representation::Step,
         other => return Err(format!("representation {other:?}: stewart or step").into()),
     };
-    let (ocp, default_name) = match args.problem.as_str() {
-        "car_turbo" => (problems::car_turbo(args.n, args.n_fe, representation)?, "car_turbo".to_string()),
-        "sliding_mode" => (problems::sliding_mode()?, "sliding_mode".to_string()),
+    let problem = args.problem.as_str();
+    let opts = fesd::export::ExportOptions { name: args.name.clone().unwrap_or(problem.to_string()), out_dir: args.out.clone() };
+    let dir = match problem {
+        "car_turbo" => fesd::export::export_ocp(&problems::car_turbo(args.n, args.n_fe, representation)?, &opts)?.dir,
+        "sliding_mode" => fesd::export::export_ocp(&problems::sliding_mode()?, &opts)?.dir,
+        "pushed_box" => fesd::export::export_ocp(&problems::pushed_box(args.n)?, &opts)?.dir,
         motor if motor.starts_with("motor_") => {
             let n: usize = motor["motor_".len()..].parse().map_err(|_| format!("{motor}: motor_N with a number N"))?;
-            (problems::voice_coil_motor(n)?, motor.to_string())
+            fesd::export::export_ocp(&problems::voice_coil_motor(n)?, &opts)?.dir
         }
-        other => return Err(format!("unknown problem {other:?}: car_turbo, sliding_mode or motor_N").into()),
+        other => return Err(format!("unknown problem {other:?}: car_turbo, sliding_mode, motor_N or pushed_box").into()),
     };
-    let name = args.name.clone().unwrap_or(default_name);
-    let exported = fesd::export::export_ocp(&ocp, &fesd::export::ExportOptions { name, out_dir: args.out.clone() })?;
-    println!("exported = {}", exported.dir.display());
+    println!("exported = {}", dir.display());
     Ok(())
 }
 

@@ -38,16 +38,7 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     let t: f64 = value(&stdout, "T_final_exact").parse().unwrap();
     assert!((t - r.t_final).abs() <= 1e-8, "C {t} vs Rust {}", r.t_final);
     assert_eq!(value(&stdout, "ipopt_iterations").parse::<usize>().unwrap(), r.mpcc.total_iterations);
-    // The trajectory, as Rust's result (and examples/car_turbo.rs's JSON) has it.
-    let rust_trajectory = [("states", r.x.concat()), ("controls", r.u.concat()), ("times", r.t.clone())];
-    for (name, rust) in rust_trajectory {
-        let c: Vec<f64> = value(&stdout, name).split_whitespace().map(|v| v.parse().unwrap()).collect();
-        assert_eq!(c.len(), rust.len(), "{name}");
-        let gap = c.iter().zip(&rust).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-        assert!(gap <= 1e-8, "{name}: C and Rust differ by {gap:e}");
-    }
-    let cost: f64 = value(&stdout, "cost").parse().unwrap();
-    assert!((cost - r.cost).abs() <= 1e-8 * r.cost.abs().max(1.0), "cost: C {cost} vs Rust {}", r.cost);
+    assert_same_trajectory(&stdout, &r);
 
     // Model predictive control: a new x0, 800/9 m ahead, re-solved from the solution's
     // primal point and then armed with its duals: as in Rust, T = 80/9.
@@ -76,6 +67,39 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     let run = Command::new(moved.join("examples/solve")).env_clear().env("PATH", "/usr/bin:/bin").output().unwrap();
     assert!(run.status.success());
     assert_eq!(value(&String::from_utf8_lossy(&run.stdout), "T_final"), "13.3333333");
+}
+
+/// The trajectory and cost examples/solve printed are Rust's result (for the car, what
+/// examples/car_turbo.rs writes to its JSON) to 1e-8.
+fn assert_same_trajectory(stdout: &str, r: &fesd_ocp::OcpResult) {
+    let rust_trajectory = [("states", r.x.concat()), ("controls", r.u.concat()), ("times", r.t.clone())];
+    for (name, rust) in rust_trajectory {
+        let c: Vec<f64> = value(stdout, name).split_whitespace().map(|v| v.parse().unwrap()).collect();
+        assert_eq!(c.len(), rust.len(), "{name}");
+        let gap = c.iter().zip(&rust).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(gap <= 1e-8, "{name}: C and Rust differ by {gap:e}");
+    }
+    let cost: f64 = value(stdout, "cost").parse().unwrap();
+    assert!((cost - r.cost).abs() <= 1e-8 * r.cost.abs().max(1.0), "cost: C {cost} vs Rust {}", r.cost);
+}
+
+/// The rigid-body OCP of the front end's docs (a box pushed against Coulomb friction,
+/// FESD-J) from C: cost 9.21404, Rust's iterations and trajectory.
+#[test]
+fn the_pushed_box_solves_in_c() {
+    let ocp = fesd_ocp::problems::pushed_box(10).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("box");
+    let mut solver = export_ocp(&ocp, &ExportOptions { name: "pushed_box".into(), out_dir: dir.clone() }).unwrap().solver;
+    let r = solver.solve().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = make(&dir, home.path());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let cost: f64 = value(&stdout, "cost").parse().unwrap();
+    assert!((cost - 9.21404).abs() < 1e-4, "{cost}");
+    assert_eq!(value(&stdout, "ipopt_iterations").parse::<usize>().unwrap(), r.mpcc.total_iterations);
+    assert_same_trajectory(&stdout, &r);
 }
 
 /// No file under `dir` names one of `paths` (or the user's home): the directory works
