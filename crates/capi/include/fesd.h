@@ -132,6 +132,18 @@ int fesd_solver_sizes(fesd_solver *solver, size_t *n_w, size_t *n_p);
 // doubles.
 int fesd_solver_set_parameters(fesd_solver *solver, const double *p, size_t len);
 
+// New values of the parameters `offset .. offset + count` (a block of the header's
+// layout, such as x0; `len` = `count`) for the following solves; the others keep
+// theirs.
+//
+// # Safety
+// As [`fesd_solver_set_parameters`].
+int fesd_solver_set_parameter_range(fesd_solver *solver,
+                                    size_t offset,
+                                    size_t count,
+                                    const double *values,
+                                    size_t len);
+
 // The next solve starts from `w` (`len` = n_w).
 //
 // # Safety
@@ -178,7 +190,7 @@ int fesd_solver_solve(fesd_solver *solver, fesd_solve_info *info);
 int fesd_solver_get_w(fesd_solver *solver, double *w, size_t len);
 
 // Evaluates output `index` of the module's function `name` (one of the record's
-// outputs) at the last solve's w and the current parameters, dense column-major,
+// outputs) at the last solve's w and parameters, dense column-major,
 // into `values` (`len` = its number of entries).
 //
 // # Safety

@@ -207,9 +207,8 @@ pub unsafe extern "C" fn fesd_solver_create(
             Ok(s) => s,
             Err(e) => return report(FESD_ERR_ABI, e.to_string()),
         };
-        let boxed = Box::new(fesd_solver { solver, last: None, last_p: Vec::new(), error: CString::default() });
         // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(boxed) };
+        unsafe { *out = fesd_solver_from(solver) };
         FESD_OK
     })
 }
@@ -226,7 +225,8 @@ pub unsafe extern "C" fn fesd_solver_free(solver: *mut fesd_solver) {
     }
 }
 
-/// Runs `f` on the solver behind `solver`, or returns [`FESD_ERR_NULL`].
+/// Runs `f` on the solver behind `solver`, or returns [`FESD_ERR_NULL`]. A panic (a
+/// bug in fesd) becomes [`FESD_ERR_INTERNAL`] with its message as the last error.
 ///
 /// # Safety
 /// `solver` must be NULL or come from [`fesd_solver_create`].
@@ -235,7 +235,21 @@ unsafe fn with_solver(solver: *mut fesd_solver, f: impl FnOnce(&mut fesd_solver)
         return FESD_ERR_NULL;
     }
     // SAFETY: the caller's contract.
-    guarded(|| f(unsafe { &mut *solver }))
+    match catch_unwind(AssertUnwindSafe(|| f(unsafe { &mut *solver }))) {
+        Ok(code) => code,
+        Err(payload) => {
+            let what = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned());
+            let message = format!("internal error (a bug in fesd): {}", what.unwrap_or_else(|| "a panic".into()));
+            // SAFETY: as above; the closure's borrow ended with the unwind.
+            guarded(|| unsafe { (*solver).fail(FESD_ERR_INTERNAL, message) })
+        }
+    }
+}
+
+/// Hands a solver built in Rust to C code: the pointer is what
+/// [`fesd_solver_create`] returns (free it with [`fesd_solver_free`]).
+pub fn fesd_solver_from(solver: MpccSolver) -> *mut fesd_solver {
+    Box::into_raw(Box::new(fesd_solver { solver, last: None, last_p: Vec::new(), error: CString::default() }))
 }
 
 /// The reason of the solver's last failed call ("" after a successful one); valid until
@@ -283,6 +297,45 @@ pub unsafe extern "C" fn fesd_solver_sizes(solver: *mut fesd_solver, n_w: *mut u
 pub unsafe extern "C" fn fesd_solver_set_parameters(solver: *mut fesd_solver, p: *const f64, len: usize) -> c_int {
     // SAFETY: the caller's contract.
     unsafe { with_solver(solver, |s| set_vector(s, p, len, Vector::Parameters)) }
+}
+
+/// New values of the parameters `offset .. offset + count` (a block of the header's
+/// layout, such as x0; `len` = `count`) for the following solves; the others keep
+/// theirs.
+///
+/// # Safety
+/// As [`fesd_solver_set_parameters`].
+#[no_mangle]
+pub unsafe extern "C" fn fesd_solver_set_parameter_range(
+    solver: *mut fesd_solver,
+    offset: usize,
+    count: usize,
+    values: *const f64,
+    len: usize,
+) -> c_int {
+    // SAFETY: the caller's contract.
+    unsafe {
+        with_solver(solver, |s| {
+            let n_p = s.solver.sizes().1;
+            let what = format!("parameters {offset}..{}", offset.saturating_add(count));
+            if offset.checked_add(count).is_none_or(|end| end > n_p) {
+                return s.fail(FESD_ERR_LENGTH, format!("{what}: beyond the {n_p} parameters"));
+            }
+            if len != count {
+                return s.fail(FESD_ERR_LENGTH, format!("{what}: {len} values given, {count} expected"));
+            }
+            let values = match finite_slice(values, len) {
+                Ok(v) => v,
+                Err((code, why)) => return s.fail(code, format!("{what}: {why}")),
+            };
+            let mut p = s.solver.parameters().to_vec();
+            p[offset..offset + count].copy_from_slice(values);
+            match s.solver.set_parameters(&p) {
+                Ok(()) => s.ok(),
+                Err(e) => s.fail(FESD_ERR_INTERNAL, e.to_string()),
+            }
+        })
+    }
 }
 
 /// The next solve starts from `w` (`len` = n_w).
@@ -390,6 +443,10 @@ pub unsafe extern "C" fn fesd_solver_set_option(solver: *mut fesd_solver, key: *
             let (Ok(key), Ok(value)) = (CStr::from_ptr(key).to_str(), CStr::from_ptr(value).to_str()) else {
                 return s.fail(FESD_ERR_OPTION, "key and value must be UTF-8");
             };
+            #[cfg(feature = "fault-injection")]
+            if key == "fault_injection.panic" {
+                panic!("fault injected by the caller ({value})");
+            }
             let value: serde_json::Value = match serde_json::from_str(value) {
                 Ok(v) => v,
                 Err(e) => return s.fail(FESD_ERR_OPTION, format!("option {key}: {value:?} is not a JSON value ({e})")),

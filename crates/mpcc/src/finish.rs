@@ -178,10 +178,11 @@ impl BranchNlp {
         Some(sol)
     }
 
-    /// `(G, H)` at `w`.
+    /// `(G, H)` at `w`; `None` where the constraints do not evaluate to finite numbers
+    /// (nothing can be said of such a point).
     fn pairs(&mut self, w: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
         let mut c = vec![0.0; self.n_g + 2 * self.n_comp];
-        if !self.compiled.constraints(w, true, &mut c) {
+        if !self.compiled.constraints(w, true, &mut c) || c.iter().any(|v| !v.is_finite()) {
             return None;
         }
         let h = c.split_off(self.n_g + self.n_comp);

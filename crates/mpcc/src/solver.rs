@@ -513,7 +513,9 @@ impl MpccSolver {
             // it is no worse.
             let certified = done.report.stationarity.is_certified();
             let no_worse = objective <= result.objective + 1e-9 * (1.0 + result.objective.abs()) || !result.status.is_converged();
-            if residual <= self.opts.comp_tol && (certified || no_worse) {
+            // A non-finite objective (the model evaluates to NaN at the parameters) is
+            // never taken, whatever the homotopy's status.
+            if objective.is_finite() && residual <= self.opts.comp_tol && (certified || no_worse) {
                 result.w = done.w;
                 result.objective = objective;
                 result.comp_residual = residual;

@@ -140,8 +140,9 @@ pub fn pushed_box(n: usize) -> Result<Ocp<fesd_cls::ClsModel>> {
         .with_forces(SX::vertcat(&[&u, &SX::scalar(-9.81)])?)
         .with_contact(ground);
     let target = SX::vertcat(&[&q.at(0)?, &v])?;
-    Ok(Ocp::new(model, 2.0, n, &[0.0, 0.5, 0.0, 0.0])
-        .with_control_bounds(&[-30.0], &[30.0])
-        .with_lagrange(&u * &u)
-        .with_terminal(target, &[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]))
+    Ok(Ocp::new(model, 2.0, n, &[0.0, 0.5, 0.0, 0.0]).with_control_bounds(&[-30.0], &[30.0]).with_lagrange(&u * &u).with_terminal(
+        target,
+        &[1.0, 0.0, 0.0],
+        &[1.0, 0.0, 0.0],
+    ))
 }

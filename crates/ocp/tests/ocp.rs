@@ -452,3 +452,29 @@ fn a_state_guess_from_a_trajectory_fills_the_states_by_name() {
         }
     }
 }
+
+/// Parameters that make the dynamics non-finite (x' = (u ∓ 1)/p at p = 0) fail the
+/// solve with Ipopt's invalid-number status, also from a previous solution whose
+/// complementarity already holds: the finish never certifies a point whose
+/// constraints do not evaluate.
+#[test]
+fn a_model_that_evaluates_to_nan_fails_even_from_a_complementary_start() {
+    let (x, u, p) = (SX::sym("x", 1), SX::sym("u", 1), SX::sym("p", 1));
+    let up = (&u - 1.0) / &p;
+    let down = (&u + 1.0) / &p;
+    let model = fesd_model::PssModel::new(x.clone())
+        .with_controls(u.clone())
+        .with_parameters(p)
+        .with_subsystem(fesd_model::Subsystem::new(x.clone(), vec![vec![1], vec![-1]], vec![up, down]));
+    let mut ocp = Ocp::new(model, 2.0, 4, &[1.0]).with_control_bounds(&[-2.0], &[2.0]).with_lagrange(&x * &x + &u * &u);
+    ocp.p = vec![1.0];
+    let mut solver = OcpSolver::new(&ocp).unwrap();
+    let good = solver.solve().unwrap();
+    assert!(good.status.is_converged() && good.comp_residual <= 1e-9);
+    solver.set_parameters(&[0.0]).unwrap();
+    let bad = solver.solve().unwrap();
+    // Ipopt's Invalid_Number_Detected is -13.
+    let invalid = matches!(bad.status, fesd_mpcc::MpccStatus::NlpFailed { ipopt_status, .. } if ipopt_status.code() == -13);
+    assert!(invalid, "{:?}", bad.status);
+    assert!(bad.w.iter().all(|v| v.is_finite()), "the last iterate stays readable");
+}
