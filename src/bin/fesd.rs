@@ -52,6 +52,10 @@ struct ExportArgs {
     /// The solver's name, prefix of its C symbols (default: the problem's).
     #[arg(long)]
     name: Option<String>,
+    /// Also build the directory and time it: make, create and a cold solve from C
+    /// against the same solve in Rust (medians of 5), added to its README.md.
+    #[arg(long)]
+    bench: bool,
 }
 
 fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -64,17 +68,37 @@ fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     let problem = args.problem.as_str();
     let opts = fesd::export::ExportOptions { name: args.name.clone().unwrap_or(problem.to_string()), out_dir: args.out.clone() };
-    let dir = match problem {
-        "car_turbo" => fesd::export::export_ocp(&problems::car_turbo(args.n, args.n_fe, representation)?, &opts)?.dir,
-        "sliding_mode" => fesd::export::export_ocp(&problems::sliding_mode()?, &opts)?.dir,
-        "pushed_box" => fesd::export::export_ocp(&problems::pushed_box(args.n)?, &opts)?.dir,
+    match problem {
+        "car_turbo" => export(&problems::car_turbo(args.n, args.n_fe, representation)?, &opts, args.bench),
+        "sliding_mode" => export(&problems::sliding_mode()?, &opts, args.bench),
+        "pushed_box" => export(&problems::pushed_box(args.n)?, &opts, args.bench),
         motor if motor.starts_with("motor_") => {
             let n: usize = motor["motor_".len()..].parse().map_err(|_| format!("{motor}: motor_N with a number N"))?;
-            fesd::export::export_ocp(&problems::voice_coil_motor(n)?, &opts)?.dir
+            export(&problems::voice_coil_motor(n)?, &opts, args.bench)
         }
-        other => return Err(format!("unknown problem {other:?}: car_turbo, sliding_mode, motor_N or pushed_box").into()),
-    };
-    println!("exported = {}", dir.display());
+        other => Err(format!("unknown problem {other:?}: car_turbo, sliding_mode, motor_N or pushed_box").into()),
+    }
+}
+
+/// Exports `ocp`; with `bench`, builds and times the directory too.
+fn export<M: fesd::ocp::ModelKind>(
+    ocp: &fesd::ocp::Ocp<M>,
+    opts: &fesd::export::ExportOptions,
+    bench: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut exported = fesd::export::export_ocp(ocp, opts)?;
+    println!("exported = {}", exported.dir.display());
+    if bench {
+        let t = fesd::export::measure(&mut exported)?;
+        println!("make_s = {:.2}", t.make_s);
+        println!("create_ms = {:.3}", t.create_ms);
+        println!("ipopt_iterations = {}", t.ipopt_iterations);
+        println!("c_solve_s = {:.4}", t.c_solve_s);
+        println!("rust_solve_s = {:.4}", t.rust_solve_s);
+        println!("c_solve_tuned_s = {:.4}", t.c_solve_tuned_s);
+        println!("c_over_rust = {:.3}", t.c_solve_s / t.rust_solve_s);
+        println!("c_tuned_over_rust = {:.3}", t.c_solve_tuned_s / t.rust_solve_s);
+    }
     Ok(())
 }
 

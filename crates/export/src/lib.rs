@@ -9,7 +9,8 @@
 //! DIR/src/<name>_solver.c                the record and constant tables as C arrays
 //! DIR/lib/libfesd_capi.a                 fesd's runtime (the Rust homotopy and finish)
 //! DIR/lib/libipopt.so.3, libhighs.so.1…  Ipopt and HiGHS with their closure, from the SDK
-//! DIR/examples/solve.c, Makefile
+//! DIR/LICENSES/                         the shipped libraries' licences
+//! DIR/examples/solve.c, mpc.c, bench.c, Makefile, README.md
 //! ```
 //!
 //! The runtime is built with cargo into the cache (`<cache>/capi/<version>`, see
@@ -66,17 +67,32 @@ pub struct ExportOptions {
 pub struct Exported<M: ModelKind> {
     /// The directory written.
     pub dir: PathBuf,
+    /// The solver's name (prefix of its C symbols).
+    pub name: String,
     /// The solver the export was made from.
     pub solver: OcpSolver<M>,
 }
 
 const FESD_H: &str = include_str!("../../capi/include/fesd.h");
-const TEMPLATES: [(&str, &str); 5] = [
+const TEMPLATES: [(&str, &str); 7] = [
     ("solver.h", include_str!("../templates/solver.h.j2")),
     ("solver.c", include_str!("../templates/solver.c.j2")),
     ("solve.c", include_str!("../templates/solve.c.j2")),
     ("Makefile", include_str!("../templates/Makefile.j2")),
     ("mpc.c", include_str!("../templates/mpc.c.j2")),
+    ("bench.c", include_str!("../templates/bench.c.j2")),
+    ("README.md", include_str!("../templates/README.md.j2")),
+];
+
+/// The SDK's licence folders (under `include/licenses`) of the libraries an export
+/// ships, by the library's file-name prefix.
+const LICENSES: [(&str, &str); 6] = [
+    ("libipopt", "ipopt-external"),
+    ("libcoinmumps", "mumps-external"),
+    ("libcoinmetis", "metis-external"),
+    ("libcasadi-tp-openblas", "openblas-external"),
+    ("libhighs", "highs-external"),
+    ("libz", "libz-external"),
 ];
 
 /// Exports `ocp` as described in the crate docs.
@@ -106,6 +122,7 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         std::fs::create_dir_all(&d).map_err(io("creating", &d))?;
     }
     let mut env = minijinja::Environment::new();
+    env.set_keep_trailing_newline(true);
     for (template, text) in TEMPLATES {
         env.add_template(template, text)?;
     }
@@ -135,11 +152,89 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     write(dir.join(format!("src/{name}_solver.c")), render("solver.c")?.as_bytes())?;
     write(dir.join("examples/solve.c"), render("solve.c")?.as_bytes())?;
     write(dir.join("examples/mpc.c"), render("mpc.c")?.as_bytes())?;
+    write(dir.join("examples/bench.c"), render("bench.c")?.as_bytes())?;
     write(dir.join("Makefile"), render("Makefile")?.as_bytes())?;
+    write(dir.join("README.md"), render("README.md")?.as_bytes())?;
     let lib = dir.join("lib/libfesd_capi.a");
     std::fs::copy(&runtime_lib, &lib).map_err(io("copying the runtime to", &lib))?;
-    copy_sdk_libraries(&sdk.lib_dir, shipped, &dir.join("lib"))?;
-    Ok(Exported { dir: dir.clone(), solver })
+    let copied = copy_sdk_libraries(&sdk.lib_dir, shipped, &dir.join("lib"))?;
+    copy_licenses(&sdk, &copied, &dir.join("LICENSES"))?;
+    Ok(Exported { dir: dir.clone(), name: name.to_string(), solver })
+}
+
+/// What [`measure`] found on this machine.
+#[derive(Clone, Debug)]
+pub struct Timings {
+    /// Wall time of `make` (the library) from a clean directory, in seconds.
+    pub make_s: f64,
+    /// Median over 5 runs of `<name>_create`, in milliseconds.
+    pub create_ms: f64,
+    /// Median over 5 runs of a cold solve from C (`fesd_solve_info.wall_time`), s.
+    pub c_solve_s: f64,
+    /// The same with `tune_process` (the process state of fesd's Rust programs), s.
+    pub c_solve_tuned_s: f64,
+    /// Median over 5 cold solves of the Rust solver (`r.mpcc.timing.total`), s.
+    pub rust_solve_s: f64,
+    /// Ipopt iterations of a cold solve (the same in C and Rust).
+    pub ipopt_iterations: usize,
+}
+
+/// Builds the exported directory with `make` (timed, from clean), runs `make bench`
+/// and solves 5 times cold in Rust, then appends the figures to the directory's
+/// README.md. Timings are of this machine, not a test.
+pub fn measure<M: ModelKind>(exported: &mut Exported<M>) -> Result<Timings> {
+    let dir = &exported.dir;
+    let run = |args: &[&str]| -> Result<String> {
+        let out =
+            Command::new("make").arg("-C").arg(dir).args(args).output().map_err(|e| ExportError::Runtime(format!("running make: {e}")))?;
+        if !out.status.success() {
+            let why = String::from_utf8_lossy(&out.stderr).into_owned();
+            return Err(ExportError::Runtime(format!("make {}: {why}", args.join(" "))));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    run(&["clean"])?;
+    let start = std::time::Instant::now();
+    run(&[])?;
+    let make_s = start.elapsed().as_secs_f64();
+    let bench = run(&["bench"])?;
+    let figure = |name: &str| -> Result<f64> {
+        let prefix = format!("{name} = ");
+        bench
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .and_then(|v| v.trim().parse().ok())
+            .ok_or_else(|| ExportError::Runtime(format!("make bench printed no {name}:\n{bench}")))
+    };
+    let (create_ms, iterations) = (figure("create_ms_median")?, figure("ipopt_iterations")?);
+    let (c_solve_s, c_solve_tuned_s) = (figure("solve_s_median")?, figure("solve_s_median_tuned")?);
+    let mut rust = Vec::new();
+    for _ in 0..5 {
+        exported.solver.reset_guess()?;
+        rust.push(exported.solver.solve()?.mpcc.timing.total);
+    }
+    rust.sort_by(f64::total_cmp);
+    let t = Timings { make_s, create_ms, c_solve_s, c_solve_tuned_s, rust_solve_s: rust[2], ipopt_iterations: iterations as usize };
+    let readme = dir.join("README.md");
+    let mut text = std::fs::read_to_string(&readme).map_err(io("reading", &readme))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "\n## Measured at export\n\nOn the exporting machine ({} logical CPUs), `make` from clean: {:.1} s; \
+         `{}_create`: {:.2} ms; a cold solve ({} Ipopt iterations): {:.3} s from C ({:.3} s with \
+         `tune_process`), {:.3} s in Rust (medians of 5). `make bench` measures this machine.\n",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        t.make_s,
+        exported.name,
+        t.create_ms,
+        t.ipopt_iterations,
+        t.c_solve_s,
+        t.c_solve_tuned_s,
+        t.rust_solve_s
+    ));
+    std::fs::write(&readme, text).map_err(io("writing", &readme))?;
+    Ok(t)
 }
 
 /// `bytes` as the body of a C array initializer, 16 values per line.
@@ -222,12 +317,48 @@ pub fn link_arguments(native_libs: &str, sdk_lib_dir: &Path) -> (Vec<String>, Ve
     (args, shipped)
 }
 
+/// Writes `LICENSES/`: fesd's licence terms, and the licence files the SDK ships for
+/// each library in `copied` (the top-level files of its folder).
+fn copy_licenses(sdk: &casadi_sdk::Sdk, copied: &[String], to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).map_err(io("creating", to))?;
+    let mut listed = vec![format!(
+        "fesd {} (lib/libfesd_capi.a and the generated sources): {}; the Rust crates linked into the runtime are under MIT, Apache-2.0, Zlib or ISC terms (`cargo tree -p fesd-capi -e normal -f '{{p}} {{l}}'` lists each).",
+        env!("CARGO_PKG_VERSION"),
+        env!("CARGO_PKG_LICENSE")
+    )];
+    let root = sdk.include_dir.join("licenses");
+    for (prefix, folder) in LICENSES {
+        let Some(library) = copied.iter().find(|l| l.starts_with(&format!("{prefix}.")) || l.starts_with(&format!("{prefix}-"))) else {
+            continue;
+        };
+        let name = folder.trim_end_matches("-external");
+        let target = to.join(name);
+        std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
+        let from = root.join(folder);
+        for entry in std::fs::read_dir(&from).map_err(io("reading", &from))?.flatten() {
+            if entry.path().is_file() {
+                let file = target.join(entry.file_name());
+                std::fs::copy(entry.path(), &file).map_err(io("copying", &entry.path()))?;
+            }
+        }
+        listed.push(format!("lib/{library}: {name}/"));
+    }
+    let gcc: Vec<&String> = copied.iter().filter(|l| l.starts_with("libgfortran") || l.starts_with("libquadmath")).collect();
+    if !gcc.is_empty() {
+        let files = gcc.iter().map(|l| format!("lib/{l}")).collect::<Vec<_>>().join(", ");
+        listed.push(format!("{files}: GCC's runtime libraries, GPL-3.0 with the GCC Runtime Library Exception."));
+    }
+    let index = to.join("README");
+    std::fs::write(&index, listed.join("\n") + "\n").map_err(io("writing", &index))
+}
+
 /// Copies the SDK's libraries `shipped` into `lib`, with every library they need that
 /// the SDK ships (METIS, OpenBLAS, the Fortran runtime …): the SDK's libraries find
-/// each other through their `$ORIGIN` run paths.
-fn copy_sdk_libraries(sdk_lib_dir: &Path, shipped: Vec<String>, lib: &Path) -> Result<()> {
+/// each other through their `$ORIGIN` run paths. Returns the files copied.
+fn copy_sdk_libraries(sdk_lib_dir: &Path, shipped: Vec<String>, lib: &Path) -> Result<Vec<String>> {
     let mut todo = shipped;
     let mut done: Vec<String> = Vec::new();
+    let mut copied = Vec::new();
     while let Some(name) = todo.pop() {
         if done.contains(&name) {
             continue;
@@ -237,6 +368,7 @@ fn copy_sdk_libraries(sdk_lib_dir: &Path, shipped: Vec<String>, lib: &Path) -> R
         if !from.exists() {
             continue; // a system library
         }
+        copied.push(name.clone());
         let to = lib.join(&name);
         std::fs::copy(&from, &to).map_err(io("copying", &from))?;
         let out = Command::new("readelf")
@@ -250,5 +382,5 @@ fn copy_sdk_libraries(sdk_lib_dir: &Path, shipped: Vec<String>, lib: &Path) -> R
             }
         }
     }
-    Ok(())
+    Ok(copied)
 }

@@ -28,6 +28,11 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     let r = solver.solve().unwrap();
     assert!(r.status.is_converged());
 
+    let licenses = std::fs::read_to_string(dir.join("LICENSES/README")).unwrap();
+    for library in ["libipopt.so.3", "libhighs.so.1", "libcoinmumps.so.3", "libgfortran"] {
+        assert!(licenses.contains(library), "LICENSES/README misses {library}:\n{licenses}");
+    }
+    assert!(dir.join("LICENSES/ipopt/LICENSE").is_file() && dir.join("README.md").is_file());
     assert_no_machine_paths(&dir, &[tmp.path(), &casadi_sdk::cache_root(), Path::new(env!("CARGO_MANIFEST_DIR"))]);
 
     let home = tempfile::tempdir().unwrap();
