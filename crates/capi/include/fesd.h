@@ -144,6 +144,22 @@ int fesd_solver_set_parameter_range(fesd_solver *solver,
                                     const double *values,
                                     size_t len);
 
+// The next solve starts from the record's initial guess again (not from the last
+// solution, a guess set since, or a warm start).
+//
+// # Safety
+// `solver` must be NULL or come from [`fesd_solver_create`].
+int fesd_solver_reset_guess(fesd_solver *solver);
+
+// Records `message` (NULL: none) as the solver's last error and returns `code`: for
+// generated wrappers that refuse a call themselves (a solver of an OCP whose x0 is
+// free has no `set_x0`).
+//
+// # Safety
+// `solver` must be NULL or come from [`fesd_solver_create`]; `message` NULL or a
+// NUL-terminated string.
+int fesd_solver_report(fesd_solver *solver, int code, const char *message);
+
 // The next solve starts from `w` (`len` = n_w).
 //
 // # Safety

@@ -338,6 +338,40 @@ pub unsafe extern "C" fn fesd_solver_set_parameter_range(
     }
 }
 
+/// The next solve starts from the record's initial guess again (not from the last
+/// solution, a guess set since, or a warm start).
+///
+/// # Safety
+/// `solver` must be NULL or come from [`fesd_solver_create`].
+#[no_mangle]
+pub unsafe extern "C" fn fesd_solver_reset_guess(solver: *mut fesd_solver) -> c_int {
+    // SAFETY: the caller's contract.
+    unsafe {
+        with_solver(solver, |s| {
+            s.solver.reset_guess();
+            s.ok()
+        })
+    }
+}
+
+/// Records `message` (NULL: none) as the solver's last error and returns `code`: for
+/// generated wrappers that refuse a call themselves (a solver of an OCP whose x0 is
+/// free has no `set_x0`).
+///
+/// # Safety
+/// `solver` must be NULL or come from [`fesd_solver_create`]; `message` NULL or a
+/// NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn fesd_solver_report(solver: *mut fesd_solver, code: c_int, message: *const c_char) -> c_int {
+    // SAFETY: the caller's contract.
+    unsafe {
+        with_solver(solver, |s| {
+            let message = if message.is_null() { String::new() } else { CStr::from_ptr(message).to_string_lossy().into_owned() };
+            s.fail(code, message)
+        })
+    }
+}
+
 /// The next solve starts from `w` (`len` = n_w).
 ///
 /// # Safety

@@ -126,6 +126,7 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     for (template, text) in TEMPLATES {
         env.add_template(template, text)?;
     }
+    let offset = |block: &str, k: Option<usize>| solver.parameter_table().block(block, k, None).map_or(-1, |b| b.offset as i64);
     let context = minijinja::context! {
         name,
         upper => name.to_uppercase(),
@@ -136,7 +137,11 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         n_elements => ocp.fe_counts()?.iter().sum::<usize>(),
         nw,
         np,
-        x0_offset => solver.parameter_table().block("x0", None, None).map_or(-1, |b| b.offset as i64),
+        x0_offset => offset("x0", None),
+        np_model => ocp.p.len(),
+        p_offset => offset("p", None).max(0),
+        reference_offset => offset("reference", Some(0)),
+        ny => ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow()),
         tables_len => tables.len(),
         tables => c_bytes(&tables),
         record_len => record.len(),

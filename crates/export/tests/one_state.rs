@@ -102,6 +102,16 @@ fn one_state_export_snapshots_and_bad_input() {
     let bytes: Vec<u8> = body.split(',').map(|b| b.trim().parse().unwrap()).collect();
     assert_eq!(String::from_utf8(bytes).unwrap(), record);
 
+    // The header also compiles as C++.
+    let cxx = Command::new("c++")
+        .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-x", "c++"])
+        .arg("-I")
+        .arg(dir.join("include"))
+        .arg(dir.join("include/one_state_solver.h"))
+        .output()
+        .unwrap();
+    assert!(cxx.status.success(), "{}", String::from_utf8_lossy(&cxx.stderr));
+
     let make = Command::new("make").arg("-C").arg(&dir).env_clear().env("PATH", "/usr/bin:/bin").output().unwrap();
     assert!(make.status.success(), "{}", String::from_utf8_lossy(&make.stderr));
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/bad_input.c");

@@ -365,6 +365,13 @@ impl MpccSolver {
         Ok(())
     }
 
+    /// The next solve starts from the MPCC's own initial guess again (its w0), not from
+    /// a guess set since or a warm start.
+    pub fn reset_guess(&mut self) {
+        self.w0.clone_from(&self.record.data.w0);
+        self.warm_start = None;
+    }
+
     /// Makes the next solve a warm re-solve (the MPC use case: new parameters, the
     /// same problem): its first NLP starts from the primal-dual point of the latest
     /// solve's last successful homotopy NLP at σ = `warm_sigma_0`, and the homotopy

@@ -92,20 +92,34 @@ int main(int argc, char** argv) {
   EXPECT(one_state_get_states(s, x, ONE_STATE_STATES_LEN - 1), FESD_ERR_LENGTH);
   EXPECT(one_state_get_states(s, 0, ONE_STATE_STATES_LEN), FESD_ERR_NULL);
   EXPECT(fesd_solver_get_output(s, ONE_STATE_OUTPUTS, 99, x, 1), FESD_ERR_OPTION);
+  EXPECT(one_state_get_step_sizes(s, x, ONE_STATE_STEP_SIZES_LEN), FESD_OK);
+  EXPECT(one_state_get_w(s, w, ONE_STATE_NW - 1), FESD_ERR_LENGTH);
+  CHECK(strstr(one_state_last_error(s), "107") != 0);
+
+  /* Calls this OCP cannot take: no tracking term. */
+  EXPECT(one_state_set_reference(s, x, 0), FESD_ERR_STATE);
+  CHECK(strstr(one_state_last_error(s), "tracking") != 0);
+  EXPECT(one_state_set_parameters(s, p, ONE_STATE_NP_MODEL + 1), FESD_ERR_LENGTH);
+  CHECK(strstr(one_state_last_error(s), "2 values given, 1 expected") != 0);
+
+  /* Back to the exported guess: the cold solve again. */
+  EXPECT(one_state_reset_guess(s), FESD_OK);
+  EXPECT(one_state_solve(s, &info), FESD_OK);
+  CHECK(info.ipopt_iterations == want.ipopt_iterations && info.objective == want.objective);
 
   /* p = 0: the dynamics divide by zero. Ipopt reports an invalid number; the last
    * iterate stays readable, and the solver solves again once p is back. */
-  EXPECT(fesd_solver_get_parameters(s, p, ONE_STATE_NP), FESD_OK);
   p[0] = 0.0;
-  EXPECT(fesd_solver_set_parameters(s, p, ONE_STATE_NP), FESD_OK);
-  EXPECT(fesd_solver_solve(s, &info), FESD_NLP_FAILED);
+  EXPECT(one_state_set_parameters(s, p, ONE_STATE_NP_MODEL), FESD_OK);
+  EXPECT(one_state_solve(s, &info), FESD_NLP_FAILED);
   printf("p0_ipopt_status = %d\n", info.ipopt_status);
   CHECK(info.ipopt_status == -13); /* Invalid_Number_Detected */
   EXPECT(fesd_solver_get_w(s, w, ONE_STATE_NW), FESD_OK);
   for (i = 0; i < ONE_STATE_NW; i++) CHECK(isfinite(w[i]));
   p[0] = 1.0;
-  EXPECT(fesd_solver_set_parameters(s, p, ONE_STATE_NP), FESD_OK);
-  fesd_solver_free(s);
+  EXPECT(one_state_set_parameters(s, p, ONE_STATE_NP_MODEL), FESD_OK);
+  one_state_free(s);
+  one_state_free(0);
 
   /* Create, solve, free, over and over (run under a leak checker). */
   for (i = 0; i < rounds; i++) {

@@ -25,32 +25,78 @@ void one_state_problem(fesd_problem* problem) {
   problem->record_len = sizeof one_state_record;
 }
 
-int one_state_create(const fesd_create_options* options, fesd_solver** out, char* error, size_t error_len) {
+int one_state_create(const fesd_create_options* options, one_state_solver** out, char* error, size_t error_len) {
   fesd_problem problem;
   one_state_problem(&problem);
   return fesd_solver_create(&problem, options, out, error, error_len);
 }
 
-int one_state_set_x0(fesd_solver* solver, const double* x0, size_t len) {
+void one_state_free(one_state_solver* solver) {
+  fesd_solver_free(solver);
+}
+
+int one_state_solve(one_state_solver* solver, fesd_solve_info* info) {
+  return fesd_solver_solve(solver, info);
+}
+
+int one_state_set_x0(one_state_solver* solver, const double* x0, size_t len) {
   return fesd_solver_set_parameter_range(solver, ONE_STATE_X0_OFFSET, ONE_STATE_NX, x0, len);
 }
 
-int one_state_get_t_final(fesd_solver* solver, double* t_final) {
+int one_state_set_parameters(one_state_solver* solver, const double* p, size_t len) {
+  return fesd_solver_set_parameter_range(solver, ONE_STATE_P_OFFSET, ONE_STATE_NP_MODEL, p, len);
+}
+
+int one_state_set_reference(one_state_solver* solver, const double* reference, size_t len) {
+  (void)reference;
+  (void)len;
+  return fesd_solver_report(solver, FESD_ERR_STATE, "this OCP has no tracking term: there is no reference to set");
+}
+
+int one_state_set_initial_guess(one_state_solver* solver, const double* w, size_t len) {
+  return fesd_solver_set_initial_guess(solver, w, len);
+}
+
+int one_state_warm_start_from_last_solve(one_state_solver* solver) {
+  return fesd_solver_warm_start_from_last_solve(solver);
+}
+
+int one_state_reset_guess(one_state_solver* solver) {
+  return fesd_solver_reset_guess(solver);
+}
+
+int one_state_set_option(one_state_solver* solver, const char* key, const char* value) {
+  return fesd_solver_set_option(solver, key, value);
+}
+
+const char* one_state_last_error(const one_state_solver* solver) {
+  return fesd_solver_last_error(solver);
+}
+
+int one_state_get_t_final(one_state_solver* solver, double* t_final) {
   return fesd_solver_get_output(solver, ONE_STATE_OUTPUTS, ONE_STATE_OUTPUT_T, t_final, 1);
 }
 
-int one_state_get_cost(fesd_solver* solver, double* cost) {
+int one_state_get_cost(one_state_solver* solver, double* cost) {
   return fesd_solver_get_output(solver, ONE_STATE_OUTPUTS, ONE_STATE_OUTPUT_COST, cost, 1);
 }
 
-int one_state_get_states(fesd_solver* solver, double* x, size_t len) {
+int one_state_get_step_sizes(one_state_solver* solver, double* h, size_t len) {
+  return fesd_solver_get_output(solver, ONE_STATE_OUTPUTS, ONE_STATE_OUTPUT_H, h, len);
+}
+
+int one_state_get_w(one_state_solver* solver, double* w, size_t len) {
+  return fesd_solver_get_w(solver, w, len);
+}
+
+int one_state_get_states(one_state_solver* solver, double* x, size_t len) {
   return fesd_solver_get_output(solver, ONE_STATE_OUTPUTS, ONE_STATE_OUTPUT_X, x, len);
 }
 
-int one_state_get_controls(fesd_solver* solver, double* u, size_t len) {
+int one_state_get_controls(one_state_solver* solver, double* u, size_t len) {
   return fesd_solver_get_output(solver, ONE_STATE_OUTPUTS, ONE_STATE_OUTPUT_U, u, len);
 }
 
-int one_state_get_times(fesd_solver* solver, double* t, size_t len) {
+int one_state_get_times(one_state_solver* solver, double* t, size_t len) {
   return fesd_solver_get_output(solver, ONE_STATE_OUTPUTS, ONE_STATE_OUTPUT_TIMES, t, len);
 }
