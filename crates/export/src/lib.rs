@@ -10,7 +10,9 @@
 //! DIR/lib/libfesd_capi.a                 fesd's runtime (the Rust homotopy and finish)
 //! DIR/lib/libipopt.so.3, libhighs.so.1…  Ipopt and HiGHS with their closure, from the SDK
 //! DIR/LICENSES/                         the shipped libraries' licences
-//! DIR/examples/solve.c, mpc.c, bench.c, Makefile, README.md
+//! DIR/examples/solve.c, mpc.c, bench.c    examples (make test, make bench)
+//! DIR/Makefile, CMakeLists.txt, README.md
+//! DIR/manifest.json                      versions, sizes, options, SHA-256 of every file
 //! ```
 //!
 //! The runtime is built with cargo into the cache (`<cache>/capi/<version>`, see
@@ -74,7 +76,7 @@ pub struct Exported<M: ModelKind> {
 }
 
 const FESD_H: &str = include_str!("../../capi/include/fesd.h");
-const TEMPLATES: [(&str, &str); 7] = [
+const TEMPLATES: [(&str, &str); 8] = [
     ("solver.h", include_str!("../templates/solver.h.j2")),
     ("solver.c", include_str!("../templates/solver.c.j2")),
     ("solve.c", include_str!("../templates/solve.c.j2")),
@@ -82,6 +84,7 @@ const TEMPLATES: [(&str, &str); 7] = [
     ("mpc.c", include_str!("../templates/mpc.c.j2")),
     ("bench.c", include_str!("../templates/bench.c.j2")),
     ("README.md", include_str!("../templates/README.md.j2")),
+    ("CMakeLists.txt", include_str!("../templates/CMakeLists.txt.j2")),
 ];
 
 /// The SDK's licence folders (under `include/licenses`) of the libraries an export
@@ -147,6 +150,7 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         record_len => record.len(),
         record => c_bytes(&record),
         link => link.join(" "),
+        cmake_link => link.join(";"),
     };
     let render = |template: &str| env.get_template(template).and_then(|t| t.render(&context));
     let write = |path: PathBuf, bytes: &[u8]| std::fs::write(&path, bytes).map_err(io("writing", &path));
@@ -160,10 +164,17 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     write(dir.join("examples/bench.c"), render("bench.c")?.as_bytes())?;
     write(dir.join("Makefile"), render("Makefile")?.as_bytes())?;
     write(dir.join("README.md"), render("README.md")?.as_bytes())?;
+    write(dir.join("CMakeLists.txt"), render("CMakeLists.txt")?.as_bytes())?;
     let lib = dir.join("lib/libfesd_capi.a");
     std::fs::copy(&runtime_lib, &lib).map_err(io("copying the runtime to", &lib))?;
     let copied = copy_sdk_libraries(&sdk.lib_dir, shipped, &dir.join("lib"))?;
     copy_licenses(&sdk, &copied, &dir.join("LICENSES"))?;
+    let sizes = serde_json::json!({
+        "nx": ocp.model.state()?.nrow(), "nu": ocp.model.controls().nrow(), "n": ocp.n_intervals,
+        "n_elements": ocp.fe_counts()?.iter().sum::<usize>(), "nw": nw, "np": np,
+        "np_model": ocp.p.len(), "ny": ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow()),
+    });
+    write_manifest(dir, name, sizes, solver.mpcc_solver())?;
     Ok(Exported { dir: dir.clone(), name: name.to_string(), solver })
 }
 
@@ -238,7 +249,15 @@ pub fn measure<M: ModelKind>(exported: &mut Exported<M>) -> Result<Timings> {
         t.c_solve_tuned_s,
         t.rust_solve_s
     ));
-    std::fs::write(&readme, text).map_err(io("writing", &readme))?;
+    std::fs::write(&readme, &text).map_err(io("writing", &readme))?;
+    // The manifest's hash of README.md follows.
+    let manifest_path = dir.join("manifest.json");
+    let manifest = std::fs::read_to_string(&manifest_path).map_err(io("reading", &manifest_path))?;
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&manifest).map_err(|e| ExportError::Runtime(format!("manifest.json: {e}")))?;
+    manifest["sha256"]["README.md"] = sha256(text.as_bytes()).into();
+    let manifest = serde_json::to_string_pretty(&manifest).map_err(|e| ExportError::Runtime(format!("manifest: {e}")))?;
+    std::fs::write(&manifest_path, manifest + "\n").map_err(io("writing", &manifest_path))?;
     Ok(t)
 }
 
@@ -320,6 +339,51 @@ pub fn link_arguments(native_libs: &str, sdk_lib_dir: &Path) -> (Vec<String>, Ve
         }
     }
     (args, shipped)
+}
+
+/// The ABI version of the shipped `fesd.h`.
+fn abi_version() -> Option<u32> {
+    FESD_H.lines().find_map(|l| l.strip_prefix("#define FESD_ABI_VERSION ")).and_then(|v| v.trim().parse().ok())
+}
+
+/// SHA-256 of `bytes`, in hex.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `manifest.json`: what was exported (name, fesd and ABI versions, the CasADi
+/// SDK's version, sizes, the solver's formulation and homotopy options) and the
+/// SHA-256 of every file in the directory, so a copy can be checked.
+fn write_manifest(dir: &Path, name: &str, sizes: serde_json::Value, solver: &fesd_mpcc::MpccSolver) -> Result<()> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).map_err(io("reading", &d))?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                let bytes = std::fs::read(&path).map_err(io("reading", &path))?;
+                files.push((relative.to_string_lossy().into_owned(), serde_json::Value::from(sha256(&bytes))));
+            }
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let manifest = serde_json::json!({
+        "format": "fesd-export-manifest-v1",
+        "name": name,
+        "fesd_version": env!("CARGO_PKG_VERSION"),
+        "abi_version": abi_version(),
+        "casadi_sdk_version": casadi_sdk::CASADI_VERSION,
+        "sizes": sizes,
+        "formulation": solver.formulation(),
+        "options": solver.options(),
+        "sha256": files.into_iter().collect::<serde_json::Map<_, _>>(),
+    });
+    let path = dir.join("manifest.json");
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| ExportError::Runtime(format!("manifest: {e}")))?;
+    std::fs::write(&path, text + "\n").map_err(io("writing", &path))
 }
 
 /// Writes `LICENSES/`: fesd's licence terms, and the licence files the SDK ships for

@@ -33,6 +33,7 @@ fn the_exported_car_solves_in_c_as_in_rust() {
         assert!(licenses.contains(library), "LICENSES/README misses {library}:\n{licenses}");
     }
     assert!(dir.join("LICENSES/ipopt/LICENSE").is_file() && dir.join("README.md").is_file());
+    assert_manifest_matches(&dir);
     assert_no_machine_paths(&dir, &[tmp.path(), &casadi_sdk::cache_root(), Path::new(env!("CARGO_MANIFEST_DIR"))]);
 
     let home = tempfile::tempdir().unwrap();
@@ -105,6 +106,23 @@ fn the_pushed_box_solves_in_c() {
     assert!((cost - 9.21404).abs() < 1e-4, "{cost}");
     assert_eq!(value(&stdout, "ipopt_iterations").parse::<usize>().unwrap(), r.mpcc.total_iterations);
     assert_same_trajectory(&stdout, &r);
+}
+
+/// manifest.json names the versions and sizes, and holds the SHA-256 of every file of
+/// the directory (but itself), each matching the file.
+fn assert_manifest_matches(dir: &Path) {
+    use sha2::{Digest, Sha256};
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["abi_version"], 1);
+    assert_eq!(manifest["sizes"]["nx"], 2);
+    assert_eq!(manifest["sizes"]["n_elements"], 30);
+    let hashes = manifest["sha256"].as_object().unwrap();
+    for file in ["include/fesd.h", "src/car_turbo_solver.c", "lib/libfesd_capi.a", "lib/libipopt.so.3", "Makefile", "CMakeLists.txt"] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let hash: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hashes[file], hash.as_str(), "{file}");
+    }
+    assert!(!hashes.contains_key("manifest.json"));
 }
 
 /// No file under `dir` names one of `paths` (or the user's home): the directory works
