@@ -403,3 +403,19 @@ fn a_rigid_body_ocp_solves_as_documented_and_reads_by_name() {
     assert!((sol.q.x.last().unwrap() - 1.0).abs() < 1e-6);
     assert_eq!(sol.u.u.len(), 10);
 }
+
+/// A macro model's OCP exports as a C solver directory (`.export(name, dir)`), which
+/// plain `make` builds and runs to the documented cost.
+#[test]
+fn a_macro_models_ocp_exports_to_c() {
+    use fesd::export::ExportOcp;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dsl_box");
+    let exported = PushedBox::new().unwrap().push().unwrap().export("dsl_box", &dir).unwrap();
+    assert!(exported.dir.join("include/dsl_box_solver.h").is_file());
+    let out = std::process::Command::new("make").arg("-C").arg(&dir).arg("test").env_clear().env("PATH", "/usr/bin:/bin").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let cost: f64 = stdout.lines().find_map(|l| l.strip_prefix("cost = ")).unwrap().parse().unwrap();
+    assert!((cost - 9.21404).abs() < 1e-4, "{cost}");
+}

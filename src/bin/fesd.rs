@@ -5,7 +5,8 @@
 //! `--json`, a JSON report). Exit status: 0 converged, 1 solved but not converged,
 //! 2 bad input.
 //!
-//! `fesd export <car_turbo|sliding_mode|motor_N|pushed_box> --out DIR` writes one of the built-in
+//! `fesd export <car_turbo|sliding_mode|motor_N|pushed_box> --out DIR [--n N --n-fe K
+//! --representation step --name NAME --no-finish --bench]` writes one of the built-in
 //! optimal control problems as a C solver directory (`make -C DIR test` builds and
 //! runs it). Exit status: 0 written, 2 bad input or a failed export.
 
@@ -52,6 +53,9 @@ struct ExportArgs {
     /// The solver's name, prefix of its C symbols (default: the problem's).
     #[arg(long)]
     name: Option<String>,
+    /// Leave out the active-set finish (the OCP's `formulation.active_set_finish`).
+    #[arg(long = "no-finish")]
+    no_finish: bool,
     /// Also build the directory and time it: make, create and a cold solve from C
     /// against the same solve in Rust (medians of 5), added to its README.md.
     #[arg(long)]
@@ -69,26 +73,29 @@ fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
     let problem = args.problem.as_str();
     let opts = fesd::export::ExportOptions { name: args.name.clone().unwrap_or(problem.to_string()), out_dir: args.out.clone() };
     match problem {
-        "car_turbo" => export(&problems::car_turbo(args.n, args.n_fe, representation)?, &opts, args.bench),
-        "sliding_mode" => export(&problems::sliding_mode()?, &opts, args.bench),
-        "pushed_box" => export(&problems::pushed_box(args.n)?, &opts, args.bench),
+        "car_turbo" => export(problems::car_turbo(args.n, args.n_fe, representation)?, &opts, args),
+        "sliding_mode" => export(problems::sliding_mode()?, &opts, args),
+        "pushed_box" => export(problems::pushed_box(args.n)?, &opts, args),
         motor if motor.starts_with("motor_") => {
             let n: usize = motor["motor_".len()..].parse().map_err(|_| format!("{motor}: motor_N with a number N"))?;
-            export(&problems::voice_coil_motor(n)?, &opts, args.bench)
+            export(problems::voice_coil_motor(n)?, &opts, args)
         }
         other => Err(format!("unknown problem {other:?}: car_turbo, sliding_mode, motor_N or pushed_box").into()),
     }
 }
 
-/// Exports `ocp`; with `bench`, builds and times the directory too.
+/// Exports `ocp` as `args` say; with `--bench`, builds and times the directory too.
 fn export<M: fesd::ocp::ModelKind>(
-    ocp: &fesd::ocp::Ocp<M>,
+    mut ocp: fesd::ocp::Ocp<M>,
     opts: &fesd::export::ExportOptions,
-    bench: bool,
+    args: &ExportArgs,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut exported = fesd::export::export_ocp(ocp, opts)?;
+    if args.no_finish {
+        ocp.options.formulation.active_set_finish = false;
+    }
+    let mut exported = fesd::export::export_ocp(&ocp, opts)?;
     println!("exported = {}", exported.dir.display());
-    if bench {
+    if args.bench {
         let t = fesd::export::measure(&mut exported)?;
         println!("make_s = {:.2}", t.make_s);
         println!("create_ms = {:.3}", t.create_ms);

@@ -178,6 +178,20 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     Ok(Exported { dir: dir.clone(), name: name.to_string(), solver })
 }
 
+/// `.export(name, dir)` on an OCP (a builder's or a macro model's, e.g.
+/// `Car::new()?.time_optimal()?.export("car", "out/car")`): [`export_ocp`] with
+/// [`ExportOptions`] `{ name, out_dir }`.
+pub trait ExportOcp<M: ModelKind> {
+    /// Exports the OCP as a C solver directory named `name` in `out_dir`.
+    fn export(&self, name: &str, out_dir: impl Into<PathBuf>) -> Result<Exported<M>>;
+}
+
+impl<M: ModelKind> ExportOcp<M> for Ocp<M> {
+    fn export(&self, name: &str, out_dir: impl Into<PathBuf>) -> Result<Exported<M>> {
+        export_ocp(self, &ExportOptions { name: name.into(), out_dir: out_dir.into() })
+    }
+}
+
 /// What [`measure`] found on this machine.
 #[derive(Clone, Debug)]
 pub struct Timings {
