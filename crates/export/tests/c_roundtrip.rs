@@ -9,6 +9,8 @@ use fesd_model::Representation;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn make(dir: &Path, home: &Path) -> Output {
     Command::new("make").arg("-C").arg(dir).arg("test").env_clear().env("PATH", "/usr/bin:/bin").env("HOME", home).output().unwrap()
 }
@@ -204,29 +206,7 @@ fn two_exports_and_two_instances_in_one_program() {
     let main_c = tmp.path().join("two.c");
     std::fs::write(&main_c, TWO).unwrap();
     let exe = tmp.path().join("two");
-    let (_, native_libs) = fesd_export::runtime().unwrap();
-    let lib = car.join("lib");
-    let (link, _) = fesd_export::link_arguments(&native_libs, &lib);
-    let status = Command::new("cc")
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
-        .arg("-I")
-        .arg(car.join("include"))
-        .arg("-I")
-        .arg(sliding.join("include"))
-        .arg(&main_c)
-        .arg(car.join("lib/libcar_turbo.a"))
-        .arg(sliding.join("lib/libsliding_mode.a"))
-        .arg(lib.join("libfesd_capi.a"))
-        .arg("-L")
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath-link,{}", lib.display()))
-        .args(link)
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::link_c_program(&main_c, &[(&car, "car_turbo"), (&sliding, "sliding_mode")], &exe, &[]);
     let run = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(run.status.success(), "{stdout}{}", String::from_utf8_lossy(&run.stderr));

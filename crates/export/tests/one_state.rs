@@ -10,6 +10,8 @@ use fesd_ocp::Ocp;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 /// x' = (u − 1)/p where x > 0 and (u + 1)/p where x < 0 (a sliding mode at x = 0 for
 /// |u| < 1), from x0 = 1 over T = 2 in N = 4 intervals, minimizing ∫x² + u².
 fn one_state() -> Ocp {
@@ -54,30 +56,6 @@ fn without_array_bodies(text: &str) -> String {
     out
 }
 
-fn cc(dir: &Path, source: &Path, exe: &Path, extra: &[&str]) {
-    let (_, native_libs) = fesd_export::runtime().unwrap();
-    let lib = dir.join("lib");
-    let (link, _) = fesd_export::link_arguments(&native_libs, &lib);
-    let out = Command::new("cc")
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g"])
-        .args(extra)
-        .arg("-I")
-        .arg(dir.join("include"))
-        .arg(source)
-        .arg(dir.join("lib/libone_state.a"))
-        .arg(lib.join("libfesd_capi.a"))
-        .arg("-L")
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath-link,{}", lib.display()))
-        .args(link)
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-o")
-        .arg(exe)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-}
-
 #[test]
 fn one_state_export_snapshots_and_bad_input() {
     let tmp = tempfile::tempdir().unwrap();
@@ -116,7 +94,7 @@ fn one_state_export_snapshots_and_bad_input() {
     assert!(make.status.success(), "{}", String::from_utf8_lossy(&make.stderr));
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/bad_input.c");
     let plain = tmp.path().join("bad_input");
-    cc(&dir, &source, &plain, &[]);
+    common::link_c_program(&source, &[(&dir, "one_state")], &plain, &[]);
     let run = Command::new(&plain).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(run.status.success() && stdout.contains("bad_input = ok"), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
@@ -124,7 +102,8 @@ fn one_state_export_snapshots_and_bad_input() {
     // Under the sanitizers (fesd's runtime and the SDK's libraries are not
     // instrumented; the leak checker sees every allocation).
     let sanitized = tmp.path().join("bad_input_asan");
-    cc(&dir, &source, &sanitized, &["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]);
+    let sanitizers = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
+    common::link_c_program(&source, &[(&dir, "one_state")], &sanitized, &sanitizers);
     let run = Command::new(&sanitized).arg("100").env("ASAN_OPTIONS", "detect_leaks=1").output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(run.status.success() && stdout.contains("bad_input = ok"), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
