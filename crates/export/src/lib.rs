@@ -129,6 +129,16 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     for (template, text) in TEMPLATES {
         env.add_template(template, text)?;
     }
+    let state_guess = state_guess_map(ocp, &solver)?;
+    let (guess_base, guess_rows, guess_cols, guess_values) = match &state_guess {
+        Some(m) => (
+            c_doubles(m.base.iter().copied()),
+            c_list(m.entries.iter().map(|e| e.0.to_string()), 16),
+            c_list(m.entries.iter().map(|e| e.1.to_string()), 16),
+            c_doubles(m.entries.iter().map(|e| e.2)),
+        ),
+        None => Default::default(),
+    };
     let offset = |block: &str, k: Option<usize>| solver.parameter_table().block(block, k, None).map_or(-1, |b| b.offset as i64);
     let context = minijinja::context! {
         name,
@@ -149,6 +159,12 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         tables => c_bytes(&tables),
         record_len => record.len(),
         record => c_bytes(&record),
+        state_guess => state_guess.is_some(),
+        guess_nnz => state_guess.as_ref().map_or(0, |m| m.entries.len()),
+        guess_base,
+        guess_rows,
+        guess_cols,
+        guess_values,
         link => link.join(" "),
         cmake_link => link.join(";"),
     };
@@ -275,9 +291,70 @@ pub fn measure<M: ModelKind>(exported: &mut Exported<M>) -> Result<Timings> {
     Ok(t)
 }
 
-/// `bytes` as the body of a C array initializer, 16 values per line.
+/// [`OcpSolver::state_guess`] as an affine map of the states at the element
+/// boundaries X (NX values per point, x0 first, on the nominal grid; the trajectory
+/// between them linear): `w = base + A X`, A sparse. `None` if the guess is not affine
+/// in X (checked at a probe point), so that C cannot reproduce it.
+struct StateGuessMap {
+    base: Vec<f64>,
+    /// `(row of w, column of X, value)`.
+    entries: Vec<(usize, usize, f64)>,
+}
+
+fn state_guess_map<M: ModelKind>(ocp: &Ocp<M>, solver: &OcpSolver<M>) -> Result<Option<StateGuessMap>> {
+    let nx = ocp.model.state()?.nrow();
+    let interval = ocp.horizon.guess() / ocp.n_intervals as f64;
+    let mut times = vec![0.0];
+    for (k, n_fe) in ocp.fe_counts()?.iter().enumerate() {
+        let h = interval / *n_fe as f64;
+        times.extend((1..=*n_fe).map(|n| k as f64 * interval + n as f64 * h));
+    }
+    // The piecewise-linear trajectory through X at `times`.
+    let guess = |x: &[f64]| -> Result<Vec<f64>> {
+        let x_of_t = |t: f64| -> Vec<f64> {
+            let e = times.partition_point(|&b| b <= t).clamp(1, times.len() - 1);
+            let (t0, t1) = (times[e - 1], times[e]);
+            let s = if t1 > t0 { ((t - t0) / (t1 - t0)).clamp(0.0, 1.0) } else { 0.0 };
+            (0..nx).map(|i| (1.0 - s) * x[(e - 1) * nx + i] + s * x[e * nx + i]).collect()
+        };
+        Ok(solver.state_guess(&x_of_t)?)
+    };
+    let n = nx * times.len();
+    let base = guess(&vec![0.0; n])?;
+    let mut entries = Vec::new();
+    let mut unit = vec![0.0; n];
+    for j in 0..n {
+        unit[j] = 1.0;
+        let w = guess(&unit)?;
+        unit[j] = 0.0;
+        entries.extend(w.iter().zip(&base).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (a, b))| (i, j, a - b)));
+    }
+    // Affine? Compare at a point with every entry different.
+    let probe: Vec<f64> = (0..n).map(|j| 1.0 + (j as f64 * 0.7).sin()).collect();
+    let mut predicted = base.clone();
+    for &(i, j, v) in &entries {
+        predicted[i] += v * probe[j];
+    }
+    let exact = guess(&probe)?;
+    let affine = exact.iter().zip(&predicted).all(|(a, b)| (a - b).abs() <= 1e-9 * (1.0 + a.abs()));
+    Ok(affine.then_some(StateGuessMap { base, entries }))
+}
+
+/// `values` as the body of a C array initializer, `per_line` values per line.
+fn c_list(values: impl Iterator<Item = String>, per_line: usize) -> String {
+    let all: Vec<String> = values.collect();
+    all.chunks(per_line).map(|line| line.join(", ")).collect::<Vec<_>>().join(",\n")
+}
+
+/// `bytes` as the body of a C array initializer.
 fn c_bytes(bytes: &[u8]) -> String {
-    bytes.chunks(16).map(|line| line.iter().map(|b| format!("{b}")).collect::<Vec<_>>().join(", ")).collect::<Vec<_>>().join(",\n")
+    c_list(bytes.iter().map(u8::to_string), 16)
+}
+
+/// Doubles as the body of a C array initializer, in Rust's shortest exact form (which C
+/// reads back to the same double).
+fn c_doubles(values: impl Iterator<Item = f64>) -> String {
+    c_list(values.map(|v| format!("{v:?}")), 8)
 }
 
 /// fesd's C runtime: `libfesd_capi.a` and the libraries a program linking it needs,

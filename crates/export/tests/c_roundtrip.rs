@@ -66,6 +66,23 @@ fn the_exported_car_solves_in_c_as_in_rust() {
         assert_eq!(iterations, rust.mpcc.total_iterations, "{what}");
     }
 
+    // A state-trajectory guess from C (the states at the element boundaries) starts the
+    // same solve as Rust's set_state_guess of the trajectory through them.
+    let t_guess = ocp.horizon.guess();
+    solver.set_x0(&[0.0, 0.0]).unwrap();
+    solver.set_state_guess(&|t| vec![200.0 * t / t_guess, 10.0]).unwrap();
+    let r4 = solver.solve().unwrap();
+    let source = tmp.path().join("state_guess.c");
+    std::fs::write(&source, STATE_GUESS).unwrap();
+    let exe = tmp.path().join("state_guess");
+    common::link_c_program(&source, &[(&dir, "car_turbo")], &exe, &[]);
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
+    let (iterations, t) = value(&stdout, "guess").split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())).unwrap();
+    assert_eq!(iterations.parse::<usize>().unwrap(), r4.mpcc.total_iterations);
+    assert!((t.parse::<f64>().unwrap() - r4.t_final).abs() <= 1e-8, "C {t} vs Rust {}", r4.t_final);
+
     let exe = dir.join("examples/solve");
     let dynamic = String::from_utf8_lossy(&Command::new("readelf").arg("-d").arg(&exe).output().unwrap().stdout).into_owned();
     assert!(!dynamic.contains("libcasadi"), "{dynamic}");
@@ -150,6 +167,29 @@ fn assert_no_machine_paths(dir: &Path, paths: &[&Path]) {
         }
     }
 }
+
+const STATE_GUESS: &str = r#"#include <stdio.h>
+#include "car_turbo_solver.h"
+
+int main(void) {
+  car_turbo_solver* s = 0;
+  fesd_solve_info info;
+  double x[CAR_TURBO_STATES_LEN], t = 0.0;
+  int i;
+  /* From (0, 10) to (200, 10) at constant speed over the nominal grid. */
+  for (i = 0; i <= CAR_TURBO_N_ELEMENTS; i++) {
+    x[CAR_TURBO_NX * i] = 200.0 * i / CAR_TURBO_N_ELEMENTS;
+    x[CAR_TURBO_NX * i + 1] = 10.0;
+  }
+  if (car_turbo_create(0, &s, 0, 0) != FESD_OK) return 1;
+  if (car_turbo_set_state_guess(s, x, CAR_TURBO_STATES_LEN - 1) != FESD_ERR_LENGTH) return 2;
+  if (car_turbo_set_state_guess(s, x, CAR_TURBO_STATES_LEN) != FESD_OK) return 3;
+  if (car_turbo_solve(s, &info) != FESD_OK || car_turbo_get_t_final(s, &t) != FESD_OK) return 4;
+  printf("guess = %lld %.17g\n", (long long)info.ipopt_iterations, t);
+  car_turbo_free(s);
+  return 0;
+}
+"#;
 
 const TWO: &str = r#"#include <stdio.h>
 #include "car_turbo_solver.h"

@@ -81,6 +81,11 @@ int main(int argc, char** argv) {
   CHECK(strstr(fesd_solver_last_error(s), "inf") != 0);
   w[0] = NAN;
   EXPECT(fesd_solver_set_initial_guess(s, w, ONE_STATE_NW), FESD_ERR_NOT_FINITE);
+  for (i = 0; i < ONE_STATE_STATES_LEN; i++) x[i] = i == 3 ? NAN : 1.0;
+  EXPECT(one_state_set_state_guess(s, x, ONE_STATE_STATES_LEN), FESD_ERR_NOT_FINITE);
+  EXPECT(one_state_set_state_guess(s, x, ONE_STATE_STATES_LEN + 1), FESD_ERR_LENGTH);
+  EXPECT(one_state_set_state_guess(s, 0, ONE_STATE_STATES_LEN), FESD_ERR_NULL);
+  EXPECT(one_state_set_state_guess(0, x, ONE_STATE_STATES_LEN), FESD_ERR_NULL);
   EXPECT(fesd_solver_set_option(s, "no_such_option", "1"), FESD_ERR_OPTION);
   EXPECT(fesd_solver_set_option(s, "kappa", "\"fast\""), FESD_ERR_OPTION);
   EXPECT(fesd_solver_set_option(s, 0, "1"), FESD_ERR_NULL);

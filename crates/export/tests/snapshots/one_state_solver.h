@@ -74,6 +74,13 @@ int one_state_set_reference(one_state_solver* solver, const double* reference, s
 /* The next solve starts from w (len = ONE_STATE_NW). */
 int one_state_set_initial_guess(one_state_solver* solver, const double* w, size_t len);
 
+/* The next solve starts from a state trajectory: x holds the states at x0 and every
+ * element's end on the nominal grid (T/N per interval, equal elements), NX values
+ * per point (len = ONE_STATE_STATES_LEN, as _get_states); between them the states are
+ * interpolated linearly, and the rest of w is the exported guess (the Rust solver's
+ * set_state_guess). FESD_ERR_STATE where that guess is not affine in the states. */
+int one_state_set_state_guess(one_state_solver* solver, const double* x, size_t len);
+
 /* The next solve starts from the last solve's final homotopy NLP, primal and dual
  * (model predictive control); FESD_ERR_STATE before the first solve. */
 int one_state_warm_start_from_last_solve(one_state_solver* solver);
