@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 // Version of this ABI; [`fesd_problem::abi_version`] must equal it.
-#define FESD_ABI_VERSION 1
+#define FESD_ABI_VERSION 2
 
 // Success; after a solve: converged.
 #define FESD_OK 0
@@ -39,6 +39,22 @@
 
 // An option's name or value was refused.
 #define FESD_ERR_OPTION -7
+
+// [`fesd_solve_info::stationarity`]: the active-set finish did not run or could not
+// decide.
+#define FESD_STATIONARITY_UNKNOWN 0
+
+// Strongly stationary (the biactive pairs' multipliers are nonnegative).
+#define FESD_STATIONARITY_S 1
+
+// B-stationary (no feasible descent direction to first order).
+#define FESD_STATIONARITY_B 2
+
+// The LPEC found a descent direction its branch NLP did not follow.
+#define FESD_STATIONARITY_NOT_B 3
+
+// No branch of the linearized MPCC is feasible near the point (a diagnosis).
+#define FESD_STATIONARITY_LOCALLY_INFEASIBLE 4
 
 // A solver: opaque to C.
 typedef struct fesd_solver fesd_solver;
@@ -86,6 +102,14 @@ typedef struct {
   double objective;
   // Wall time of the solve in seconds.
   double wall_time;
+  // What the active-set finish certified: a `FESD_STATIONARITY_*` value.
+  int stationarity;
+  // The OCP's cost (without the relaxation's terms) and horizon T: filled by an
+  // exported OCP's `<name>_solve`; NaN from [`fesd_solver_solve`], which knows only
+  // the MPCC.
+  double cost;
+  // See `cost`.
+  double t_final;
 } fesd_solve_info;
 
 #ifdef __cplusplus

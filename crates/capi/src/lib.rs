@@ -15,12 +15,12 @@
 #![allow(non_camel_case_types)]
 
 use fesd_codegen::{BindTablesFn, KernelLibrary, KernelTable};
-use fesd_mpcc::{MpccRecord, MpccResult, MpccSolver, MpccStatus};
+use fesd_mpcc::{MpccRecord, MpccResult, MpccSolver, MpccStatus, Stationarity};
 use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Version of this ABI; [`fesd_problem::abi_version`] must equal it.
-pub const FESD_ABI_VERSION: c_int = 1;
+pub const FESD_ABI_VERSION: c_int = 2;
 
 /// Success; after a solve: converged.
 pub const FESD_OK: c_int = 0;
@@ -63,6 +63,18 @@ pub struct fesd_problem {
     pub record_len: usize,
 }
 
+/// [`fesd_solve_info::stationarity`]: the active-set finish did not run or could not
+/// decide.
+pub const FESD_STATIONARITY_UNKNOWN: c_int = 0;
+/// Strongly stationary (the biactive pairs' multipliers are nonnegative).
+pub const FESD_STATIONARITY_S: c_int = 1;
+/// B-stationary (no feasible descent direction to first order).
+pub const FESD_STATIONARITY_B: c_int = 2;
+/// The LPEC found a descent direction its branch NLP did not follow.
+pub const FESD_STATIONARITY_NOT_B: c_int = 3;
+/// No branch of the linearized MPCC is feasible near the point (a diagnosis).
+pub const FESD_STATIONARITY_LOCALLY_INFEASIBLE: c_int = 4;
+
 /// Options of [`fesd_solver_create`]; NULL means all defaults.
 #[repr(C)]
 pub struct fesd_create_options {
@@ -90,6 +102,14 @@ pub struct fesd_solve_info {
     pub objective: f64,
     /// Wall time of the solve in seconds.
     pub wall_time: f64,
+    /// What the active-set finish certified: a `FESD_STATIONARITY_*` value.
+    pub stationarity: c_int,
+    /// The OCP's cost (without the relaxation's terms) and horizon T: filled by an
+    /// exported OCP's `<name>_solve`; NaN from [`fesd_solver_solve`], which knows only
+    /// the MPCC.
+    pub cost: f64,
+    /// See `cost`.
+    pub t_final: f64,
 }
 
 /// A solver: opaque to C.
@@ -521,6 +541,15 @@ pub unsafe extern "C" fn fesd_solver_solve(solver: *mut fesd_solver, info: *mut 
                     comp_residual: r.comp_residual,
                     objective: r.objective,
                     wall_time: r.timing.total,
+                    stationarity: match r.finish.as_ref().map(|f| f.stationarity) {
+                        Some(Stationarity::SStationary) => FESD_STATIONARITY_S,
+                        Some(Stationarity::BStationary) => FESD_STATIONARITY_B,
+                        Some(Stationarity::NotBStationary) => FESD_STATIONARITY_NOT_B,
+                        Some(Stationarity::LocallyInfeasible) => FESD_STATIONARITY_LOCALLY_INFEASIBLE,
+                        Some(Stationarity::Unknown) | None => FESD_STATIONARITY_UNKNOWN,
+                    },
+                    cost: f64::NAN,
+                    t_final: f64::NAN,
                 };
             }
             if let Err(e) = s.solver.set_initial_guess(&r.w) {

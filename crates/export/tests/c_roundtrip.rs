@@ -47,6 +47,10 @@ fn the_exported_car_solves_in_c_as_in_rust() {
     assert!((t - r.t_final).abs() <= 1e-8, "C {t} vs Rust {}", r.t_final);
     assert_eq!(value(&stdout, "ipopt_iterations").parse::<usize>().unwrap(), r.mpcc.total_iterations);
     assert_same_trajectory(&stdout, &r);
+    // The finish's certificate, as fesd.h numbers it.
+    let certified = ["unknown", "s_stationary", "b_stationary", "not_b_stationary", "locally_infeasible"];
+    let rust = r.mpcc.finish.as_ref().map_or("unknown", |f| f.stationarity.name());
+    assert_eq!(certified[value(&stdout, "stationarity").parse::<usize>().unwrap()], rust);
 
     // Model predictive control: a new x0, 800/9 m ahead, re-solved from the solution's
     // primal point and then armed with its duals: as in Rust, T = 80/9.
@@ -132,7 +136,9 @@ fn the_pushed_box_solves_in_c() {
 fn assert_manifest_matches(dir: &Path) {
     use sha2::{Digest, Sha256};
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["abi_version"], 1);
+    let header = std::fs::read_to_string(dir.join("include/fesd.h")).unwrap();
+    let abi: u32 = header.lines().find_map(|l| l.strip_prefix("#define FESD_ABI_VERSION ")).unwrap().trim().parse().unwrap();
+    assert_eq!(manifest["abi_version"], abi);
     assert_eq!(manifest["sizes"]["nx"], 2);
     assert_eq!(manifest["sizes"]["n_elements"], 30);
     let hashes = manifest["sha256"].as_object().unwrap();
