@@ -148,6 +148,7 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         nu => ocp.model.controls().nrow(),
         n => ocp.n_intervals,
         n_elements => ocp.fe_counts()?.iter().sum::<usize>(),
+        first_interval_end => ocp.fe_counts()?.iter().next().copied().unwrap_or(0),
         nw,
         np,
         x0_offset => offset("x0", None),

@@ -70,6 +70,36 @@ fn the_exported_car_solves_in_c_as_in_rust() {
         assert_eq!(iterations, rust.mpcc.total_iterations, "{what}");
     }
 
+    // The closed loop of examples/mpc: ten warm re-solves, each from the previous
+    // plan's state at the end of its first interval, as the same loop in Rust; each
+    // needs fewer iterations than a cold solve from the same x0.
+    let mpc = Command::new(dir.join("examples/mpc")).output().unwrap();
+    let mpc = String::from_utf8_lossy(&mpc.stdout).into_owned();
+    let compile = fesd_mpcc::CompileOptions::default();
+    let (mut warm, mut cold) = (
+        fesd_ocp::OcpSolver::with_module(&ocp, &compile, "car_turbo").unwrap(),
+        fesd_ocp::OcpSolver::with_module(&ocp, &compile, "car_turbo").unwrap(),
+    );
+    assert!(warm.wait_for_compiled_kernels() && cold.wait_for_compiled_kernels());
+    let mut plan = warm.solve().unwrap();
+    let first_end = ocp.fe_counts().unwrap().iter().next().copied().unwrap();
+    for k in 1..=10 {
+        let x0 = plan.x[first_end].clone();
+        warm.set_x0(&x0).unwrap();
+        assert!(warm.warm_start_from_last_solve());
+        plan = warm.solve().unwrap();
+        cold.reset_guess().unwrap();
+        cold.set_x0(&x0).unwrap();
+        let from_scratch = cold.solve().unwrap();
+        let t: f64 = value(&mpc, &format!("step{k}_T_final")).parse().unwrap();
+        assert!((t - plan.t_final).abs() <= 1e-8, "step {k}: C {t} vs Rust {}", plan.t_final);
+        let iterations: usize = value(&mpc, &format!("step{k}_ipopt_iterations")).parse().unwrap();
+        assert_eq!(iterations, plan.mpcc.total_iterations, "step {k}");
+        let cold_iterations: usize = value(&mpc, &format!("step{k}_cold_ipopt_iterations")).parse().unwrap();
+        assert_eq!(cold_iterations, from_scratch.mpcc.total_iterations, "step {k} cold");
+        assert!(iterations < cold_iterations, "step {k}: warm {iterations} vs cold {cold_iterations}");
+    }
+
     // A state-trajectory guess from C (the states at the element boundaries) starts the
     // same solve as Rust's set_state_guess of the trajectory through them.
     let t_guess = ocp.horizon.guess();

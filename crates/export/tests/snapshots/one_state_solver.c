@@ -54,7 +54,14 @@ void one_state_free(one_state_solver* solver) {
 }
 
 int one_state_solve(one_state_solver* solver, fesd_solve_info* info) {
-  return fesd_solver_solve(solver, info);
+  int rc = fesd_solver_solve(solver, info);
+  if (rc >= 0 && info != 0) {
+    /* The OCP's figures, from the module's outputs (the runtime knows the MPCC only). */
+    if (one_state_get_cost(solver, &info->cost) != FESD_OK) info->cost = NAN;
+    if (one_state_get_t_final(solver, &info->t_final) != FESD_OK) info->t_final = NAN;
+    if (rc == FESD_OK) fesd_solver_report(solver, FESD_OK, "");
+  }
+  return rc;
 }
 
 int one_state_set_x0(one_state_solver* solver, const double* x0, size_t len) {

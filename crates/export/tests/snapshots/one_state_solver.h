@@ -14,6 +14,9 @@ extern "C" {
 #define ONE_STATE_NU 1
 #define ONE_STATE_N 4
 #define ONE_STATE_N_ELEMENTS 8
+/* The element boundary that ends the first control interval (index into the points
+ * of _get_states). */
+#define ONE_STATE_FIRST_INTERVAL_END 2
 #define ONE_STATE_NW 108
 #define ONE_STATE_NP 2
 /* The parameter vector (fesd_solver_get_parameters / fesd_solver_set_parameters): the
@@ -54,9 +57,9 @@ int one_state_create(const fesd_create_options* options, one_state_solver** out,
 /* Frees the solver (NULL allowed). */
 void one_state_free(one_state_solver* solver);
 
-/* Solves from the current start (the last solution after a first solve); info may
- * be NULL. FESD_OK, FESD_NOT_CONVERGED or FESD_NLP_FAILED (the last iterate stays
- * readable), or a negative FESD_ERR_*. */
+/* Solves from the current start (the last solution after a first solve); info (may
+ * be NULL) also gets the OCP's cost and T. FESD_OK, FESD_NOT_CONVERGED or
+ * FESD_NLP_FAILED (the last iterate stays readable), or a negative FESD_ERR_*. */
 int one_state_solve(one_state_solver* solver, fesd_solve_info* info);
 
 /* A new fixed initial state (len = ONE_STATE_NX) for the following solves:
