@@ -94,7 +94,8 @@ fn one_state_export_snapshots_and_bad_input() {
     assert!(make.status.success(), "{}", String::from_utf8_lossy(&make.stderr));
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/bad_input.c");
     let plain = tmp.path().join("bad_input");
-    common::link_c_program(&source, &[(&dir, "one_state")], &plain, &[]);
+    let kernels_header = format!("-I{}", dir.join("src").display());
+    common::link_c_program(&source, &[(&dir, "one_state")], &plain, &[&kernels_header]);
     let run = Command::new(&plain).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(run.status.success() && stdout.contains("bad_input = ok"), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
@@ -102,7 +103,7 @@ fn one_state_export_snapshots_and_bad_input() {
     // Under the sanitizers (fesd's runtime and the SDK's libraries are not
     // instrumented; the leak checker sees every allocation).
     let sanitized = tmp.path().join("bad_input_asan");
-    let sanitizers = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
+    let sanitizers = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", &kernels_header];
     common::link_c_program(&source, &[(&dir, "one_state")], &sanitized, &sanitizers);
     let run = Command::new(&sanitized).arg("100").env("ASAN_OPTIONS", "detect_leaks=1").output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();

@@ -1,13 +1,17 @@
 /* Every bad input to an exported solver gets its error code and a message, nothing
  * aborts, and the solver stays usable. Built against the one-state export
- * (x' = (u -/+ 1)/p, x0 fixed, parameters (p, x0)); exits 0 when every check holds,
- * else prints the first failed one. Also run under AddressSanitizer: 100 rounds of
- * create, solve and free. */
+ * (x' = (u -/+ 1)/p, x0 fixed, parameters (p, x0)) and its kernels' header (src/);
+ * exits 0 when every check holds, else prints the first failed one. Also run under
+ * AddressSanitizer with an argument: that many rounds of create, solve and free. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "one_state_solver.h"
+#include "one_state_kernels.h"
+
+/* A kernel table claiming 4-byte casadi_int. */
+static int four_bytes(void) { return 4; }
 
 #define CHECK(cond) do { if (!(cond)) { printf("FAILED line %d: %s\n", __LINE__, #cond); return 1; } } while (0)
 #define EXPECT(call, code) do { int rc_ = (call); if (rc_ != (code)) { \
@@ -62,6 +66,14 @@ int main(int argc, char** argv) {
   EXPECT(fesd_solver_create(&problem, 0, &s, error, sizeof error), FESD_ERR_ABI);
   CHECK(strlen(error) > 0);
   free(record);
+  {
+    fesd_kernel_table narrow = *one_state_kernel_table();
+    narrow.casadi_int_size = four_bytes;
+    one_state_problem(&problem);
+    problem.kernel_table = &narrow;
+    EXPECT(fesd_solver_create(&problem, 0, &s, error, sizeof error), FESD_ERR_ABI);
+    CHECK(strstr(error, "casadi_int") != 0);
+  }
 
   /* A good solver: bad calls leave it as it was. */
   options.tune_process = 0;
