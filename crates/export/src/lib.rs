@@ -140,22 +140,33 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
         None => Default::default(),
     };
     let offset = |block: &str, k: Option<usize>| solver.parameter_table().block(block, k, None).map_or(-1, |b| b.offset as i64);
+    let fe = ocp.fe_counts()?;
+    let sizes = Sizes {
+        nx: ocp.model.state()?.nrow(),
+        nu: ocp.model.controls().nrow(),
+        n: ocp.n_intervals,
+        n_elements: fe.iter().sum(),
+        nw,
+        np,
+        np_model: ocp.p.len(),
+        ny: ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow()),
+    };
     let context = minijinja::context! {
         name,
         upper => name.to_uppercase(),
         version => env!("CARGO_PKG_VERSION"),
-        nx => ocp.model.state()?.nrow(),
-        nu => ocp.model.controls().nrow(),
-        n => ocp.n_intervals,
-        n_elements => ocp.fe_counts()?.iter().sum::<usize>(),
-        first_interval_end => ocp.fe_counts()?.iter().next().copied().unwrap_or(0),
+        nx => sizes.nx,
+        nu => sizes.nu,
+        n => sizes.n,
+        n_elements => sizes.n_elements,
+        first_interval_end => fe.iter().next().copied().unwrap_or(0),
         nw,
         np,
         x0_offset => offset("x0", None),
-        np_model => ocp.p.len(),
+        np_model => sizes.np_model,
         p_offset => offset("p", None).max(0),
         reference_offset => offset("reference", Some(0)),
-        ny => ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow()),
+        ny => sizes.ny,
         tables_len => tables.len(),
         tables => c_bytes(&tables),
         record_len => record.len(),
@@ -186,13 +197,21 @@ pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Ex
     std::fs::copy(&runtime_lib, &lib).map_err(io("copying the runtime to", &lib))?;
     let copied = copy_sdk_libraries(&sdk.lib_dir, shipped, &dir.join("lib"))?;
     copy_licenses(&sdk, &copied, &dir.join("LICENSES"))?;
-    let sizes = serde_json::json!({
-        "nx": ocp.model.state()?.nrow(), "nu": ocp.model.controls().nrow(), "n": ocp.n_intervals,
-        "n_elements": ocp.fe_counts()?.iter().sum::<usize>(), "nw": nw, "np": np,
-        "np_model": ocp.p.len(), "ny": ocp.tracking.as_ref().map_or(0, |t| t.expr.nrow()),
-    });
-    write_manifest(dir, name, sizes, solver.mpcc_solver())?;
+    write_manifest(dir, name, &sizes, solver.mpcc_solver())?;
     Ok(Exported { dir: dir.clone(), name: name.to_string(), solver })
+}
+
+/// An export's sizes (the header's constants, the manifest's `sizes`).
+#[derive(serde::Serialize)]
+struct Sizes {
+    nx: usize,
+    nu: usize,
+    n: usize,
+    n_elements: usize,
+    nw: usize,
+    np: usize,
+    np_model: usize,
+    ny: usize,
 }
 
 /// `.export(name, dir)` on an OCP (a builder's or a macro model's, e.g.
@@ -447,7 +466,7 @@ fn sha256(bytes: &[u8]) -> String {
 /// Writes `manifest.json`: what was exported (name, fesd and ABI versions, the CasADi
 /// SDK's version, sizes, the solver's formulation and homotopy options) and the
 /// SHA-256 of every file in the directory, so a copy can be checked.
-fn write_manifest(dir: &Path, name: &str, sizes: serde_json::Value, solver: &fesd_mpcc::MpccSolver) -> Result<()> {
+fn write_manifest(dir: &Path, name: &str, sizes: &Sizes, solver: &fesd_mpcc::MpccSolver) -> Result<()> {
     let mut files = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
