@@ -93,10 +93,10 @@ fn export<M: fesd::ocp::ModelKind>(
     if args.no_finish {
         ocp.options.formulation.active_set_finish = false;
     }
-    let mut exported = fesd::export::export_ocp(&ocp, opts)?;
+    let exported = fesd::export::export_ocp(&ocp, opts)?;
     println!("exported = {}", exported.dir.display());
     if args.bench {
-        let t = fesd::export::measure(&mut exported)?;
+        let t = fesd::export::measure(&exported, &ocp)?;
         println!("make_s = {:.2}", t.make_s);
         println!("create_ms = {:.3}", t.create_ms);
         println!("ipopt_iterations = {}", t.ipopt_iterations);

@@ -239,16 +239,18 @@ pub struct Timings {
     pub c_solve_s: f64,
     /// The same with `tune_process` (the process state of fesd's Rust programs), s.
     pub c_solve_tuned_s: f64,
-    /// Median over 5 cold solves of the Rust solver (`r.mpcc.timing.total`), s.
+    /// Median over 5 cold solves in Rust, each by a new solver of the same module as
+    /// a Rust program makes one (`r.mpcc.timing.total`), s.
     pub rust_solve_s: f64,
     /// Ipopt iterations of a cold solve (the same in C and Rust).
     pub ipopt_iterations: usize,
 }
 
-/// Builds the exported directory with `make` (timed, from clean), runs `make bench`
-/// and solves 5 times cold in Rust, then appends the figures to the directory's
+/// Builds the exported directory of `ocp` with `make` (timed, from clean), runs
+/// `make bench` and solves `ocp` 5 times in Rust (each time a new solver of the same
+/// module, as C creates one per run), then appends the figures to the directory's
 /// README.md. Timings are of this machine, not a test.
-pub fn measure<M: ModelKind>(exported: &mut Exported<M>) -> Result<Timings> {
+pub fn measure<M: ModelKind>(exported: &Exported<M>, ocp: &Ocp<M>) -> Result<Timings> {
     let dir = &exported.dir;
     let run = |args: &[&str]| -> Result<String> {
         let out =
@@ -276,8 +278,11 @@ pub fn measure<M: ModelKind>(exported: &mut Exported<M>) -> Result<Timings> {
     let (c_solve_s, c_solve_tuned_s) = (figure("solve_s_median")?, figure("solve_s_median_tuned")?);
     let mut rust = Vec::new();
     for _ in 0..5 {
-        exported.solver.reset_guess()?;
-        rust.push(exported.solver.solve()?.mpcc.timing.total);
+        let mut solver = OcpSolver::with_module(ocp, &fesd_mpcc::CompileOptions::default(), &exported.name)?;
+        if !solver.wait_for_compiled_kernels() {
+            return Err(ExportError::Runtime("the OCP's kernels could not be compiled".into()));
+        }
+        rust.push(solver.solve()?.mpcc.timing.total);
     }
     rust.sort_by(f64::total_cmp);
     let t = Timings { make_s, create_ms, c_solve_s, c_solve_tuned_s, rust_solve_s: rust[2], ipopt_iterations: iterations as usize };
