@@ -38,6 +38,8 @@ typedef struct {
   double* (*values)(void*);
   int (*solve)(void*, int new_matrix, int nrhs, double* rhs, int check_neg, int expected_neg);
   int (*negative_eigenvalues)(void*);
+  // Nonzero if the next factorizations pivot more strictly (the next solve then asks
+  // for the matrix again: SYMSOLVER_CALL_AGAIN).
   int (*increase_quality)(void*);
 } fesd_linear_solver;
 }
@@ -73,60 +75,14 @@ class ForeignSolver : public SparseSymLinearSolverInterface {
   void* handle_;
 };
 
-std::atomic<long> g_fallbacks{0};
-
-// The foreign solver first; a matrix it reports singular goes to Ipopt's own solver
-// (MUMPS, behind Ipopt's own lock), which decides. After kMisses misses in a row the
-// matrices go to Ipopt's solver directly, the foreign one retried every kRetry-th.
-class FallbackSolver : public SymLinearSolver {
- public:
-  FallbackSolver(SmartPtr<SymLinearSolver> first, SmartPtr<SymLinearSolver> fallback)
-      : first_(first), fallback_(fallback) {}
-  bool InitializeImpl(const OptionsList& options, const std::string& prefix) override {
-    return first_->Initialize(Jnlst(), IpNLP(), IpData(), IpCq(), options, prefix) &&
-           fallback_->Initialize(Jnlst(), IpNLP(), IpData(), IpCq(), options, prefix);
-  }
-  ESymSolverStatus MultiSolve(const SymMatrix& A, std::vector<SmartPtr<const Vector> >& rhsV,
-                              std::vector<SmartPtr<Vector> >& solV, bool check_NegEVals,
-                              Index numberOfNegEVals) override {
-    bool skip = misses_ >= kMisses && misses_ % kRetry != 0;
-    if (!skip) {
-      ESymSolverStatus status = first_->MultiSolve(A, rhsV, solV, check_NegEVals, numberOfNegEVals);
-      if (status != SYMSOLVER_SINGULAR) {
-        on_fallback_ = false;
-        if (status == SYMSOLVER_SUCCESS || status == SYMSOLVER_WRONG_INERTIA) misses_ = 0;
-        return status;
-      }
-    }
-    ++misses_;
-    ++g_fallbacks;
-    on_fallback_ = true;
-    return fallback_->MultiSolve(A, rhsV, solV, check_NegEVals, numberOfNegEVals);
-  }
-  Index NumberOfNegEVals() const override {
-    return on_fallback_ ? fallback_->NumberOfNegEVals() : first_->NumberOfNegEVals();
-  }
-  bool IncreaseQuality() override { return on_fallback_ ? fallback_->IncreaseQuality() : false; }
-  bool ProvidesInertia() const override { return true; }
-
- private:
-  static const long kMisses = 3;
-  static const long kRetry = 16;
-  SmartPtr<SymLinearSolver> first_, fallback_;
-  long misses_ = 0;
-  bool on_fallback_ = false;
-};
-
 class Builder : public AlgorithmBuilder {
  public:
   explicit Builder(const fesd_linear_solver* vt) : vt_(vt) {}
   SmartPtr<SymLinearSolver> SymLinearSolverFactory(const Journalist& jnlst, const OptionsList& options,
                                                    const std::string& prefix) override {
-    SmartPtr<SymLinearSolver> own = AlgorithmBuilder::SymLinearSolverFactory(jnlst, options, prefix);
-    if (vt_ == nullptr) return own;
+    if (vt_ == nullptr) return AlgorithmBuilder::SymLinearSolverFactory(jnlst, options, prefix);
     SmartPtr<SparseSymLinearSolverInterface> solver = new ForeignSolver(vt_);
-    SmartPtr<SymLinearSolver> foreign = new TSymLinearSolver(solver, nullptr);
-    return new FallbackSolver(foreign, own);
+    return new TSymLinearSolver(solver, nullptr);
   }
 
  private:
@@ -322,11 +278,7 @@ void fesd_ipopt_set_intermediate_callback(void* problem, fesd_intermediate cb) {
   static_cast<Problem*>(problem)->intermediate = cb;
 }
 
-// Matrices the foreign linear solver handed to Ipopt's own, in this process so far.
-long fesd_ipopt_fallbacks(void) { return g_fallbacks.load(); }
-
-// The linear solver for this problem's solves (NULL: Ipopt's own, by `linear_solver`;
-// also the fallback for matrices the foreign one cannot factor).
+// The linear solver for this problem's solves (NULL: Ipopt's own, by `linear_solver`).
 void fesd_ipopt_set_linear_solver(void* problem, const fesd_linear_solver* vt) {
   static_cast<Problem*>(problem)->linear_solver = vt;
 }

@@ -1,9 +1,7 @@
 //! fesd's sparse LDLᵀ (`fesd-kkt`) as Ipopt's linear solver (`linear_solver = ldl`):
-//! the function table the application shim calls. A matrix whose static pivots meet a
-//! zero even after `fesd-kkt` reordered its zero diagonals (a zero constraint block,
-//! Ipopt without `perturb_always_cd`) is reported singular here, and the shim hands it to
-//! Ipopt's own solver (MUMPS, behind Ipopt's lock), which pivots and decides; after three
-//! such in a row MUMPS takes the matrices, the LDLᵀ retried every 16th. Every function catches
+//! the function table the application shim calls. A matrix the LDLᵀ finds singular is
+//! reported so (Ipopt then regularizes it); `IncreaseQuality` raises its pivot threshold
+//! as Ipopt's MUMPS interface does (u ← √u up to 0.1) and has the matrix factored again. Every function catches
 //! panics; a failure is a status Ipopt understands, never an unwind across the shim.
 
 use crate::sys::LinearSolver;
@@ -53,18 +51,20 @@ pub fn take_captured_kkt() -> Vec<KktSystem> {
 
 static LDL_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
 
-/// Work under `linear_solver = ldl` in this process so far: (factorizations by the LDLᵀ,
-/// solves handed to Ipopt's MUMPS where the LDLᵀ could not factor).
+static PIVOTING_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// Work under `linear_solver = ldl` in this process so far: (factorizations, of which by
+/// the pivoting multifrontal factor).
 pub fn ldl_factorizations() -> (usize, usize) {
-    // SAFETY: reads an atomic counter of the shim.
-    let fallbacks = unsafe { crate::sys::fesd_ipopt_fallbacks() };
-    (LDL_FACTORIZATIONS.load(Ordering::Relaxed), usize::try_from(fallbacks).unwrap_or(0))
+    (LDL_FACTORIZATIONS.load(Ordering::Relaxed), PIVOTING_FACTORIZATIONS.load(Ordering::Relaxed))
 }
 
 /// One solver instance of Ipopt's.
 #[derive(Default)]
 struct Handle {
     ldl: Ldl,
+    /// The pivot threshold went up: the next solve factors the matrix again.
+    refactor: bool,
 }
 
 fn record(ldl: &Ldl, rhs: &[f64]) {
@@ -88,6 +88,7 @@ pub const NAME: &str = "ldl";
 const SUCCESS: c_int = 0;
 const SINGULAR: c_int = 1;
 const WRONG_INERTIA: c_int = 2;
+const CALL_AGAIN: c_int = 3;
 const FATAL: c_int = 4;
 
 /// The table handed to the shim.
@@ -136,17 +137,22 @@ extern "C" fn values(handle: *mut c_void) -> *mut f64 {
 
 extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *mut f64, check_neg: c_int, expected_neg: c_int) -> c_int {
     with(handle, FATAL, |h| {
+        if std::mem::take(&mut h.refactor) && new_matrix == 0 {
+            // Ipopt hands the values over again and calls with a new matrix.
+            return CALL_AGAIN;
+        }
         if new_matrix != 0 {
             match h.ldl.factor() {
                 Ok(_) => {
                     LDL_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
+                    if h.ldl.pivoted() {
+                        PIVOTING_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
-                // The shim hands the matrix to Ipopt's own solver.
-                Err(KktError::Singular { .. } | KktError::Unstable { .. }) => return SINGULAR,
+                Err(KktError::Singular { .. }) => return SINGULAR,
                 Err(_) => return FATAL,
             }
         } else if !h.ldl.is_factored() {
-            // The matrix this solve is for went to Ipopt's own solver: again.
             return SINGULAR;
         }
         if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(h.ldl.negative_eigenvalues()) {
@@ -172,7 +178,10 @@ extern "C" fn negative_eigenvalues(handle: *mut c_void) -> c_int {
     with(handle, 0, |h| c_int::try_from(h.ldl.negative_eigenvalues()).unwrap_or(c_int::MAX))
 }
 
-extern "C" fn increase_quality(_handle: *mut c_void) -> c_int {
-    // Static pivoting has no tighter setting; the solve already refines iteratively.
-    0
+extern "C" fn increase_quality(handle: *mut c_void) -> c_int {
+    with(handle, 0, |h| {
+        let raised = h.ldl.increase_quality();
+        h.refactor |= raised;
+        c_int::from(raised)
+    })
 }

@@ -88,7 +88,6 @@ extern "C" {
     #[link_name = "fesd_ipopt_set_intermediate_callback"]
     pub fn SetIntermediateCallback(p: IpoptProblem, cb: Intermediate_CB);
     /// Matrices the foreign linear solver handed to Ipopt's own so far.
-    pub fn fesd_ipopt_fallbacks() -> std::ffi::c_long;
     /// The linear solver of this problem's solves (null: Ipopt's own, by `linear_solver`).
     pub fn fesd_ipopt_set_linear_solver(p: IpoptProblem, solver: *const LinearSolver);
     #[link_name = "fesd_ipopt_solve"]

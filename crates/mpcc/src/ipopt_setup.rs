@@ -15,9 +15,9 @@ pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &Ho
         .set_option("bound_relax_factor", 0.0)
         .set_option("mu_strategy", "adaptive")
         .set_option("warm_start_init_point", "yes")
-        // fesd's sparse LDLᵀ where the constraint block is regularized, so that static
-        // pivots take the KKT matrices; MUMPS where it is not. Evidence:
-        // `docs/evidence/kkt.md`.
+        // fesd's sparse LDLᵀ where the constraint block is regularized (static pivots take
+        // most KKT matrices); MUMPS where it is not (there the LDLᵀ pivots every matrix and
+        // is not faster). Evidence: `docs/evidence/kkt.md`.
         .set_option("linear_solver", if opts.perturb_always_cd { "ldl" } else { "mumps" })
 }
 

@@ -67,7 +67,7 @@
 //! | `--phase-one-radius` | 1 | largest radius of the finish's phase I (below); 0 turns it off |
 //! | `--kernels` | `auto` | `auto`: compiled kernels if cached, otherwise CasADi evaluates this run while the C compiles beside it for the next run (the process waits for that compiler after printing); `compiled`: compile first; `interpreted`: never compile |
 //! | `--opt-level` | 0 | the C compiler's `-O` level for the kernels |
-//! | `--ipopt key=value` | `print_level=0 sb=yes bound_relax_factor=0 mu_strategy=adaptive mumps_pivtol=1e-8 warm_start_init_point=yes perturb_always_cd=yes linear_solver=ldl` | any Ipopt option (`linear_solver=ldl`: fesd's sparse LDLᵀ, matrices it cannot factor handed to MUMPS; `mumps`: MUMPS alone; `ldl` is the default where `perturb_always_cd` is on); Ipopt's `tol` follows σ: min(1e-8, 0.1 σ), and early NLPs may stop at the acceptable level min(1e-3, 1e-2 σ) (`HomotopyOptions::acceptable_tol_factor`, `acceptable_tol_max`) |
+//! | `--ipopt key=value` | `print_level=0 sb=yes bound_relax_factor=0 mu_strategy=adaptive mumps_pivtol=1e-8 warm_start_init_point=yes perturb_always_cd=yes linear_solver=ldl` | any Ipopt option (`linear_solver=ldl`: fesd's sparse LDLᵀ, static pivots where they hold, else a multifrontal factor with threshold and delayed pivots; `mumps`: MUMPS; `ldl` is the default where `perturb_always_cd` is on); Ipopt's `tol` follows σ: min(1e-8, 0.1 σ), and early NLPs may stop at the acceptable level min(1e-3, 1e-2 σ) (`HomotopyOptions::acceptable_tol_factor`, `acceptable_tol_max`) |
 //!
 //! "converged" means the residual reached comp_tol **and** the last NLP succeeded. The
 //! summary line (or `--json`) gives status, objective, residual, homotopy steps, Ipopt

@@ -374,8 +374,8 @@ pub struct HomotopyOptions {
     /// `bound_relax_factor 0`, `mu_strategy adaptive`, `mumps_pivtol 1e-8`, `warm_start_init_point yes`,
     /// `perturb_always_cd` as above;
     /// for starts with duals also both warm-start pushes 1e-9; `linear_solver ldl`, fesd's
-    /// sparse LDLᵀ with MUMPS for the matrices it cannot factor, where `perturb_always_cd`
-    /// is on, else `mumps`; evidence: `docs/evidence/kkt.md`).
+    /// sparse LDLᵀ, where `perturb_always_cd` is on, else `mumps`; evidence:
+    /// `docs/evidence/kkt.md`).
     pub ipopt: Vec<(String, OptionValue)>,
 }
 

@@ -1,0 +1,519 @@
+//! A multifrontal LDLᵀ with threshold pivoting and delayed pivots.
+//!
+//! The elimination order's supernodes (chains of columns with nested patterns) are the
+//! fronts. Each front is a dense symmetric matrix: the supernode's columns, the columns
+//! its children could not eliminate (delayed), and the rows below them. Its fully summed
+//! columns are eliminated with 1×1 pivots where |a_cc| ≥ u · max|column| and 2×2 pivots
+//! (Bunch–Kaufman blocks, accepted by the same growth bound on their inverse) otherwise;
+//! what passes neither test is delayed to the parent front, where more of the matrix is
+//! summed. At a root nothing can be delayed: the best pivot is taken, and a matrix whose
+//! best remaining pivot is zero (at or below a tolerance) is singular. The inertia is
+//! counted from the 1×1 and 2×2 blocks of D.
+
+use crate::KktError;
+
+/// Analysis of an elimination order (supernodes, their row patterns) and the last
+/// numeric factor.
+pub(crate) struct Multifrontal {
+    /// Position → original row.
+    pub(crate) order: Vec<usize>,
+    /// Lower triangle of the permuted matrix by columns (rows ≥ column), with the index
+    /// of each entry's value in the original pattern.
+    a_ptr: Vec<usize>,
+    a_row: Vec<usize>,
+    a_src: Vec<usize>,
+    /// Supernode → its columns (none for one merged into its parent).
+    sn_cols: Vec<Vec<usize>>,
+    /// Supernode → rows below its columns, ascending.
+    sn_rows: Vec<Vec<usize>>,
+    /// Supernode → its children.
+    sn_children: Vec<Vec<usize>>,
+    /// Supernode → parent (`usize::MAX` at roots).
+    sn_parent: Vec<usize>,
+    fronts: Vec<Front>,
+    /// Contribution blocks waiting for their parent.
+    pending: Vec<Vec<f64>>,
+    local: Vec<usize>,
+    /// The dense front being factored.
+    work: Vec<f64>,
+    /// Delayed columns in the last factorization.
+    pub(crate) delayed: usize,
+}
+
+/// One factored front: its indices (pivots first, in pivot order, then the delayed
+/// columns, then the rows below), the number of pivots and of delayed columns, its
+/// columns of L (front-size rows each, column-major), D's diagonal and the off-diagonal
+/// of each 2×2 block at the block's first pivot.
+#[derive(Default)]
+struct Front {
+    idx: Vec<usize>,
+    pivots: usize,
+    delayed: usize,
+    l: Vec<f64>,
+    d: Vec<f64>,
+    off: Vec<f64>,
+}
+
+impl Multifrontal {
+    /// Analyses `order` (position → row) for the lower-triangle pattern.
+    pub(crate) fn new(order: Vec<usize>, col_ptr: &[usize], row_idx: &[usize]) -> Self {
+        let n = order.len();
+        let mut inverse = vec![0; n];
+        for (k, &i) in order.iter().enumerate() {
+            inverse[i] = k;
+        }
+        // Permuted lower triangle by columns, and by rows (for the elimination tree).
+        let mut count = vec![0usize; n + 1];
+        for j in 0..n {
+            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+                count[inverse[i].min(inverse[j]) + 1] += 1;
+            }
+        }
+        for k in 0..n {
+            count[k + 1] += count[k];
+        }
+        let a_ptr = count.clone();
+        let (mut a_row, mut a_src) = (vec![0; row_idx.len()], vec![0; row_idx.len()]);
+        let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for j in 0..n {
+            for p in col_ptr[j]..col_ptr[j + 1] {
+                let (a, b) = (inverse[row_idx[p]], inverse[j]);
+                let (lo, hi) = (a.min(b), a.max(b));
+                let slot = &mut count[lo];
+                (a_row[*slot], a_src[*slot]) = (hi, p);
+                *slot += 1;
+                if hi != lo {
+                    by_row[hi].push(lo);
+                }
+            }
+        }
+        // Elimination tree (Liu, with path compression).
+        let (mut parent, mut ancestor) = (vec![usize::MAX; n], vec![usize::MAX; n]);
+        for (k, row) in by_row.iter().enumerate() {
+            for &j in row {
+                let mut i = j;
+                while ancestor[i] != usize::MAX && ancestor[i] != k {
+                    let next = ancestor[i];
+                    ancestor[i] = k;
+                    i = next;
+                }
+                if ancestor[i] == usize::MAX {
+                    ancestor[i] = k;
+                    parent[i] = k;
+                }
+            }
+        }
+        // Row pattern of each column of L below the diagonal: A's column ∪ children's.
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for j in 0..n {
+            if parent[j] != usize::MAX {
+                children[parent[j]].push(j);
+            }
+        }
+        let mut pattern: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut mark = vec![usize::MAX; n];
+        for j in 0..n {
+            let mut rows = Vec::new();
+            mark[j] = j;
+            for &i in &a_row[a_ptr[j]..a_ptr[j + 1]] {
+                if mark[i] != j {
+                    mark[i] = j;
+                    rows.push(i);
+                }
+            }
+            for &c in &children[j] {
+                for &i in &pattern[c] {
+                    if mark[i] != j {
+                        mark[i] = j;
+                        rows.push(i);
+                    }
+                }
+            }
+            rows.sort_unstable();
+            pattern[j] = rows;
+        }
+        // Fundamental supernodes: j + 1 continues j's when it is j's parent, j is its only
+        // child and the patterns nest.
+        let mut sn_start = vec![0];
+        for j in 1..n {
+            let continues = parent[j - 1] == j && children[j].len() == 1 && pattern[j - 1].len() == pattern[j].len() + 1;
+            if !continues {
+                sn_start.push(j);
+            }
+        }
+        let ns = sn_start.len();
+        sn_start.push(n);
+        let mut sn_of = vec![0; n];
+        for s in 0..ns {
+            sn_of[sn_start[s]..sn_start[s + 1]].fill(s);
+        }
+        let mut sn_cols: Vec<Vec<usize>> = (0..ns).map(|s| (sn_start[s]..sn_start[s + 1]).collect()).collect();
+        let sn_rows: Vec<Vec<usize>> = (0..ns).map(|s| pattern[sn_start[s + 1] - 1].clone()).collect();
+        let sn_parent: Vec<usize> =
+            (0..ns).map(|s| parent[sn_start[s + 1] - 1]).map(|p| if p == usize::MAX { p } else { sn_of[p] }).collect();
+        // Relaxed amalgamation: a small supernode merges into its parent when the zeros
+        // this adds to its columns are few (always when both are tiny); children before
+        // parents, so a supernode has absorbed its own children when it is considered.
+        let mut sn_children: Vec<Vec<usize>> = vec![Vec::new(); ns];
+        let mut own_rows: Vec<usize> = (0..ns).map(|s| sn_rows[s].len()).collect();
+        for c in 0..ns {
+            let p = sn_parent[c];
+            if p == usize::MAX {
+                continue;
+            }
+            let (nc, np) = (sn_cols[c].len(), sn_cols[p].len());
+            let merged = nc + np;
+            // c's columns gain p's columns and rows in place of their own rows.
+            let zeros = nc * (np + sn_rows[p].len()).saturating_sub(own_rows[c]);
+            let entries = merged * (merged + 1) / 2 + merged * sn_rows[p].len();
+            let merge = merged <= 4 || (merged <= 16 && 2 * zeros <= entries) || (merged <= 48 && 10 * zeros <= entries);
+            if merge {
+                let cols = std::mem::take(&mut sn_cols[c]);
+                sn_cols[p].extend(cols);
+                let grandchildren = std::mem::take(&mut sn_children[c]);
+                sn_children[p].extend(grandchildren);
+                own_rows[p] = own_rows[p].max(own_rows[c]);
+            } else {
+                sn_children[p].push(c);
+            }
+        }
+        let sn_parent: Vec<usize> = {
+            let mut up = vec![usize::MAX; ns];
+            for (p, kids) in sn_children.iter().enumerate() {
+                for &c in kids {
+                    up[c] = p;
+                }
+            }
+            up
+        };
+        Multifrontal {
+            order,
+            a_ptr,
+            a_row,
+            a_src,
+            sn_cols,
+            sn_rows,
+            sn_children,
+            sn_parent,
+            fronts: (0..ns).map(|_| Front::default()).collect(),
+            pending: vec![Vec::new(); ns],
+            local: vec![usize::MAX; n],
+            work: Vec::new(),
+            delayed: 0,
+        }
+    }
+
+    /// Nonzeros of the last factor's L (diagonal included).
+    pub(crate) fn factor_nonzeros(&self) -> usize {
+        self.fronts.iter().map(|f| f.pivots * f.idx.len() - f.pivots * f.pivots.saturating_sub(1) / 2).sum()
+    }
+
+    /// Factors `values` (in the original pattern's order) with pivot threshold `u`;
+    /// `row_max` is the largest |A_ij| of each original row, the scale of a zero pivot
+    /// (`tolerance` times it). Returns the number of negative eigenvalues.
+    pub(crate) fn factor(&mut self, values: &[f64], row_max: &[f64], u: f64, tolerance: f64) -> Result<usize, KktError> {
+        let ns = self.fronts.len();
+        self.delayed = 0;
+        let mut negative = 0;
+        for s in 0..ns {
+            if self.sn_cols[s].is_empty() {
+                continue;
+            }
+            let mut idx = std::mem::take(&mut self.fronts[s].idx);
+            idx.clear();
+            for &c in &self.sn_children[s] {
+                let child = &self.fronts[c];
+                idx.extend_from_slice(&child.idx[child.pivots..child.pivots + child.delayed]);
+            }
+            idx.extend_from_slice(&self.sn_cols[s]);
+            let fully_summed = idx.len();
+            idx.extend_from_slice(&self.sn_rows[s]);
+            let f = idx.len();
+            for (t, &i) in idx.iter().enumerate() {
+                self.local[i] = t;
+            }
+            let mut front = std::mem::take(&mut self.work);
+            front.clear();
+            front.resize(f * f, 0.0);
+            for &j in &self.sn_cols[s] {
+                let lj = self.local[j];
+                for p in self.a_ptr[j]..self.a_ptr[j + 1] {
+                    let (li, v) = (self.local[self.a_row[p]], values[self.a_src[p]]);
+                    front[li.max(lj) + li.min(lj) * f] += v;
+                }
+            }
+            for &c in &self.sn_children[s] {
+                let child = &self.fronts[c];
+                let rows = &child.idx[child.pivots..];
+                let m = rows.len();
+                let block = &self.pending[c];
+                // The child's block by its lower triangle (a ≥ b).
+                for (b, &ib) in rows.iter().enumerate() {
+                    let lb = self.local[ib];
+                    for (a, &ia) in rows.iter().enumerate().skip(b) {
+                        let la = self.local[ia];
+                        front[la.max(lb) + la.min(lb) * f] += block[a + b * m];
+                    }
+                }
+            }
+            for &i in &idx {
+                self.local[i] = usize::MAX;
+            }
+            let root = self.sn_parent[s] == usize::MAX;
+            let scale: Vec<f64> = idx.iter().map(|&i| row_max[self.order[i]]).collect();
+            let done = eliminate(&mut front, &mut idx, &scale, f, fully_summed, u, tolerance, root)?;
+            self.delayed += fully_summed - done.pivots;
+            negative += done.negative;
+            // The contribution block for the parent.
+            let m = f - done.pivots;
+            let block = &mut self.pending[s];
+            block.clear();
+            for b in 0..m {
+                let col = (done.pivots + b) * f + done.pivots;
+                block.extend_from_slice(&front[col..col + m]);
+            }
+            let delayed = fully_summed - done.pivots;
+            let fr = &mut self.fronts[s];
+            fr.l.clear();
+            fr.l.extend_from_slice(&front[..done.pivots * f]);
+            (fr.idx, fr.pivots, fr.delayed, fr.d, fr.off) = (idx, done.pivots, delayed, done.d, done.off);
+            self.work = front;
+        }
+        Ok(negative)
+    }
+
+    /// x ← A⁻¹ x in the permuted order.
+    pub(crate) fn solve_permuted(&self, x: &mut [f64]) {
+        for fr in self.fronts.iter().filter(|fr| fr.pivots > 0) {
+            let f = fr.idx.len();
+            let mut j = 0;
+            while j < fr.pivots {
+                let size = if fr.off[j] != 0.0 { 2 } else { 1 };
+                for c in j..j + size {
+                    let xc = x[fr.idx[c]];
+                    if xc != 0.0 {
+                        for i in j + size..f {
+                            x[fr.idx[i]] -= fr.l[i + c * f] * xc;
+                        }
+                    }
+                }
+                j += size;
+            }
+        }
+        for fr in &self.fronts {
+            let mut j = 0;
+            while j < fr.pivots {
+                if fr.off[j] != 0.0 {
+                    let (a, b, d) = (fr.d[j], fr.off[j], fr.d[j + 1]);
+                    let det = a * d - b * b;
+                    let (p, q) = (x[fr.idx[j]], x[fr.idx[j + 1]]);
+                    x[fr.idx[j]] = (d * p - b * q) / det;
+                    x[fr.idx[j + 1]] = (a * q - b * p) / det;
+                    j += 2;
+                } else {
+                    x[fr.idx[j]] /= fr.d[j];
+                    j += 1;
+                }
+            }
+        }
+        for fr in self.fronts.iter().rev().filter(|fr| fr.pivots > 0) {
+            let f = fr.idx.len();
+            let mut j = fr.pivots;
+            while j > 0 {
+                let size = if j >= 2 && fr.off[j - 2] != 0.0 { 2 } else { 1 };
+                j -= size;
+                for c in j..j + size {
+                    let s: f64 = (j + size..f).map(|i| fr.l[i + c * f] * x[fr.idx[i]]).sum();
+                    x[fr.idx[c]] -= s;
+                }
+            }
+        }
+    }
+}
+
+struct Eliminated {
+    pivots: usize,
+    negative: usize,
+    d: Vec<f64>,
+    off: Vec<f64>,
+}
+
+/// Partial LDLᵀ of a dense symmetric front (f × f, column-major, both triangles) over
+/// its first `fully_summed` columns with threshold pivoting; pivots are moved to the
+/// front's start (`idx` permuted alike). L overwrites the pivots' columns below the
+/// diagonal; the trailing block becomes the contribution block.
+#[allow(clippy::too_many_arguments)]
+fn eliminate(
+    front: &mut [f64],
+    idx: &mut [usize],
+    scale: &[f64],
+    f: usize,
+    fully_summed: usize,
+    u: f64,
+    tolerance: f64,
+    root: bool,
+) -> Result<Eliminated, KktError> {
+    let mut scale = scale.to_vec();
+    let (mut d, mut off) = (vec![0.0; fully_summed], vec![0.0; fully_summed]);
+    let mut negative = 0;
+    let mut j = 0;
+    // Entry (i, c) of the symmetric front, stored by its lower triangle.
+    let at = |front: &[f64], i: usize, c: usize| if i >= c { front[i + c * f] } else { front[c + i * f] };
+    while j < fully_summed {
+        let mut choice = None;
+        let mut best: Option<(f64, usize, Option<usize>)> = None;
+        // 1×1 pivots first (a zero diagonal costs nothing to pass over), then 2×2.
+        for c in j..fully_summed {
+            let a = at(front, c, c);
+            let zero = tolerance * scale[c].max(f64::MIN_POSITIVE);
+            if a.abs() > zero {
+                let mut gamma = largest_abs(&front[c * f + c + 1..(c + 1) * f]);
+                for i in j..c {
+                    gamma = gamma.max(front[c + i * f].abs());
+                }
+                if a.abs() >= u * gamma {
+                    choice = Some((c, None));
+                    break;
+                }
+                if best.is_none_or(|(m, _, _)| a.abs() > m) {
+                    best = Some((a.abs(), c, None));
+                }
+            }
+        }
+        for c in (j..fully_summed).take_while(|_| choice.is_none()) {
+            let a = at(front, c, c);
+            // The 2×2 partner: the fully summed row with the largest entry in column c.
+            let (mut r, mut b_abs) = (usize::MAX, 0.0_f64);
+            for i in j..fully_summed {
+                let v = at(front, i, c).abs();
+                if i != c && v > b_abs {
+                    (r, b_abs) = (i, v);
+                }
+            }
+            if r == usize::MAX {
+                continue;
+            }
+            let (b, dd) = (at(front, r, c), at(front, r, r));
+            let det = a * dd - b * b;
+            if !(det.is_finite() && det.abs() > tolerance * scale[c].max(f64::MIN_POSITIVE) * scale[r].max(f64::MIN_POSITIVE)) {
+                continue;
+            }
+            let (mut gc, mut gr) = (0.0_f64, 0.0_f64);
+            for i in j..f {
+                if i != c && i != r {
+                    let (vc, vr) = (at(front, i, c).abs(), at(front, i, r).abs());
+                    if vc > gc {
+                        gc = vc;
+                    }
+                    if vr > gr {
+                        gr = vr;
+                    }
+                }
+            }
+            let bound = det.abs() / u;
+            if dd.abs() * gc + b.abs() * gr <= bound && b.abs() * gc + a.abs() * gr <= bound {
+                choice = Some((c, Some(r)));
+                break;
+            }
+            let size = det.abs().sqrt();
+            if best.is_none_or(|(m, _, _)| size > m) {
+                best = Some((size, c, Some(r)));
+            }
+        }
+        let (c, r) = match (choice, root, best) {
+            (Some(ch), _, _) => ch,
+            (None, true, Some((_, c, r))) => (c, r),
+            (None, true, None) => {
+                return Err(KktError::Singular { index: idx[j], value: at(front, j, j) });
+            }
+            (None, false, _) => break,
+        };
+        swap(front, idx, &mut scale, f, j, c);
+        match r {
+            None => {
+                let p = front[j + j * f];
+                let (done, rest) = front.split_at_mut((j + 1) * f);
+                let l = &mut done[j * f..];
+                for v in &mut l[j + 1..f] {
+                    *v /= p;
+                }
+                for col in j + 1..f {
+                    let w = l[col] * p;
+                    if w != 0.0 {
+                        let target = &mut rest[(col - j - 1) * f..(col - j) * f];
+                        for i in col..f {
+                            target[i] -= l[i] * w;
+                        }
+                    }
+                }
+                d[j] = p;
+                negative += usize::from(p < 0.0);
+                j += 1;
+            }
+            Some(r) => {
+                let r = if r == j { c } else { r };
+                swap(front, idx, &mut scale, f, j + 1, r);
+                let (a, b, dd) = (front[j + j * f], front[j + 1 + j * f], front[j + 1 + (j + 1) * f]);
+                let det = a * dd - b * b;
+                let (done, rest) = front.split_at_mut((j + 2) * f);
+                let (c0, c1) = done[j * f..].split_at_mut(f);
+                for i in j + 2..f {
+                    let (x, y) = (c0[i], c1[i]);
+                    c0[i] = (dd * x - b * y) / det;
+                    c1[i] = (a * y - b * x) / det;
+                }
+                for col in j + 2..f {
+                    // The unnormalized entries (x, y) of row col: D times its multipliers.
+                    let (l0, l1) = (c0[col], c1[col]);
+                    let (xc, yc) = (a * l0 + b * l1, b * l0 + dd * l1);
+                    if xc != 0.0 || yc != 0.0 {
+                        let target = &mut rest[(col - j - 2) * f..(col - j - 1) * f];
+                        for i in col..f {
+                            target[i] -= c0[i] * xc + c1[i] * yc;
+                        }
+                    }
+                }
+                c0[j + 1] = 0.0;
+                (d[j], d[j + 1], off[j]) = (a, dd, b);
+                negative += if det < 0.0 { 1 } else { 2 * usize::from(a < 0.0) };
+                j += 2;
+            }
+        }
+    }
+    d.truncate(j);
+    off.truncate(j);
+    Ok(Eliminated { pivots: j, negative, d, off })
+}
+
+/// The largest |v| (0 for none).
+fn largest_abs(v: &[f64]) -> f64 {
+    let mut m = 0.0_f64;
+    for x in v {
+        let a = x.abs();
+        if a > m {
+            m = a;
+        }
+    }
+    m
+}
+
+/// Swaps local indices p and q of a front stored by its lower triangle (rows and
+/// columns, L's columns before them included) and of its index list.
+fn swap(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], f: usize, p: usize, q: usize) {
+    if p == q {
+        return;
+    }
+    let (p, q) = (p.min(q), p.max(q));
+    front.swap(p + p * f, q + q * f);
+    for i in 0..p {
+        front.swap(p + i * f, q + i * f);
+    }
+    for i in p + 1..q {
+        front.swap(i + p * f, q + i * f);
+    }
+    for i in q + 1..f {
+        front.swap(i + p * f, i + q * f);
+    }
+    idx.swap(p, q);
+    scale.swap(p, q);
+}
