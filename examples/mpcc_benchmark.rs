@@ -299,10 +299,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         all.add(totals);
     }
     all.print("");
-    let (ldl, pivoting) = ipopt::ldl_factorizations();
-    if ldl > 0 {
+    let (ldl, pivoting, fallback) = ipopt::ldl_factorizations();
+    if ldl + fallback > 0 {
         println!("ldl_factorizations = {ldl}");
         println!("ldl_pivoting_factorizations = {pivoting}");
+        println!("ldl_mumps_fallback_solves = {fallback}");
     }
     Ok(())
 }

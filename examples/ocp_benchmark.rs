@@ -123,9 +123,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{case}_ipopt_iterations = {}", r.mpcc.total_iterations);
         println!("{case}_cost = {:.6}", r.objective);
         println!("{case}_ms_per_iteration = {:.3}", r.mpcc.timing.total / r.mpcc.total_iterations.max(1) as f64 * 1e3);
-        let (ldl, pivoting) = ipopt::ldl_factorizations();
+        let (ldl, pivoting, fallback) = ipopt::ldl_factorizations();
         if ldl > 0 {
-            println!("{case}_ldl_factorizations_so_far = {ldl} ({pivoting} pivoting)");
+            println!("{case}_ldl_factorizations_so_far = {ldl} ({pivoting} pivoting, {fallback} solves by MUMPS)");
         }
         let t = r.mpcc.timing;
         println!(

@@ -41,6 +41,9 @@ typedef struct {
   // Nonzero if the next factorizations pivot more strictly (the next solve then asks
   // for the matrix again: SYMSOLVER_CALL_AGAIN).
   int (*increase_quality)(void*);
+  // After SYMSOLVER_SINGULAR: nonzero if the matrix is for Ipopt's own solver (the
+  // foreign one gave up on it), zero if it is singular.
+  int (*hand_over)(void*);
 } fesd_linear_solver;
 }
 
@@ -67,6 +70,7 @@ class ForeignSolver : public SparseSymLinearSolverInterface {
   }
   Index NumberOfNegEVals() const override { return vt_->negative_eigenvalues(handle_); }
   bool IncreaseQuality() override { return vt_->increase_quality(handle_) != 0; }
+  bool HandOver() const { return handle_ == nullptr || vt_->hand_over(handle_) != 0; }
   bool ProvidesInertia() const override { return true; }
   EMatrixFormat MatrixFormat() const override { return CSR_Format_0_Offset; }
 
@@ -75,14 +79,62 @@ class ForeignSolver : public SparseSymLinearSolverInterface {
   void* handle_;
 };
 
+std::atomic<long> g_fallbacks{0};
+
+// The foreign solver first; a matrix it gives up on goes to Ipopt's own solver (MUMPS,
+// behind Ipopt's own lock), one it finds singular is reported so. After kMisses
+// hand-overs in a row the matrices go to Ipopt's solver directly, the foreign one
+// retried every kRetry-th.
+class FallbackSolver : public SymLinearSolver {
+ public:
+  FallbackSolver(SmartPtr<ForeignSolver> foreign, SmartPtr<SymLinearSolver> first, SmartPtr<SymLinearSolver> fallback)
+      : foreign_(foreign), first_(first), fallback_(fallback) {}
+  bool InitializeImpl(const OptionsList& options, const std::string& prefix) override {
+    return first_->Initialize(Jnlst(), IpNLP(), IpData(), IpCq(), options, prefix) &&
+           fallback_->Initialize(Jnlst(), IpNLP(), IpData(), IpCq(), options, prefix);
+  }
+  ESymSolverStatus MultiSolve(const SymMatrix& A, std::vector<SmartPtr<const Vector> >& rhsV,
+                              std::vector<SmartPtr<Vector> >& solV, bool check_NegEVals,
+                              Index numberOfNegEVals) override {
+    bool skip = misses_ >= kMisses && misses_ % kRetry != 0;
+    if (!skip) {
+      ESymSolverStatus status = first_->MultiSolve(A, rhsV, solV, check_NegEVals, numberOfNegEVals);
+      if (status != SYMSOLVER_SINGULAR || !foreign_->HandOver()) {
+        on_fallback_ = false;
+        if (status != SYMSOLVER_SINGULAR) misses_ = 0;
+        return status;
+      }
+    }
+    ++misses_;
+    ++g_fallbacks;
+    on_fallback_ = true;
+    return fallback_->MultiSolve(A, rhsV, solV, check_NegEVals, numberOfNegEVals);
+  }
+  Index NumberOfNegEVals() const override {
+    return on_fallback_ ? fallback_->NumberOfNegEVals() : first_->NumberOfNegEVals();
+  }
+  bool IncreaseQuality() override { return on_fallback_ ? fallback_->IncreaseQuality() : first_->IncreaseQuality(); }
+  bool ProvidesInertia() const override { return true; }
+
+ private:
+  static const long kMisses = 3;
+  static const long kRetry = 16;
+  SmartPtr<ForeignSolver> foreign_;
+  SmartPtr<SymLinearSolver> first_, fallback_;
+  long misses_ = 0;
+  bool on_fallback_ = false;
+};
+
 class Builder : public AlgorithmBuilder {
  public:
   explicit Builder(const fesd_linear_solver* vt) : vt_(vt) {}
   SmartPtr<SymLinearSolver> SymLinearSolverFactory(const Journalist& jnlst, const OptionsList& options,
                                                    const std::string& prefix) override {
-    if (vt_ == nullptr) return AlgorithmBuilder::SymLinearSolverFactory(jnlst, options, prefix);
-    SmartPtr<SparseSymLinearSolverInterface> solver = new ForeignSolver(vt_);
-    return new TSymLinearSolver(solver, nullptr);
+    SmartPtr<SymLinearSolver> own = AlgorithmBuilder::SymLinearSolverFactory(jnlst, options, prefix);
+    if (vt_ == nullptr) return own;
+    SmartPtr<ForeignSolver> solver = new ForeignSolver(vt_);
+    SmartPtr<SymLinearSolver> foreign = new TSymLinearSolver(GetRawPtr(solver), nullptr);
+    return new FallbackSolver(solver, foreign, own);
   }
 
  private:
@@ -278,7 +330,11 @@ void fesd_ipopt_set_intermediate_callback(void* problem, fesd_intermediate cb) {
   static_cast<Problem*>(problem)->intermediate = cb;
 }
 
-// The linear solver for this problem's solves (NULL: Ipopt's own, by `linear_solver`).
+// Matrices the foreign linear solver handed to Ipopt's own, in this process so far.
+long fesd_ipopt_fallbacks(void) { return g_fallbacks.load(); }
+
+// The linear solver for this problem's solves (NULL: Ipopt's own, by `linear_solver`;
+// also the fallback for matrices the foreign one gives up on).
 void fesd_ipopt_set_linear_solver(void* problem, const fesd_linear_solver* vt) {
   static_cast<Problem*>(problem)->linear_solver = vt;
 }

@@ -1,7 +1,10 @@
 //! fesd's sparse LDLᵀ (`fesd-kkt`) as Ipopt's linear solver (`linear_solver = ldl`):
 //! the function table the application shim calls. A matrix the LDLᵀ finds singular is
-//! reported so (Ipopt then regularizes it); `IncreaseQuality` raises its pivot threshold
-//! as Ipopt's MUMPS interface does (u ← √u up to 0.1) and has the matrix factored again. Every function catches
+//! reported so (Ipopt then regularizes it); one whose delayed pivots pile up
+//! ([`KktError::TooManyDelays`]) is handed by the shim to Ipopt's own solver (MUMPS,
+//! behind Ipopt's lock; after three such in a row MUMPS takes the matrices, the LDLᵀ
+//! retried every 16th). `IncreaseQuality` raises the pivot threshold as Ipopt's MUMPS
+//! interface does (u ← √u up to 0.1) and has the matrix factored again. Every function catches
 //! panics; a failure is a status Ipopt understands, never an unwind across the shim.
 
 use crate::sys::LinearSolver;
@@ -53,10 +56,12 @@ static LDL_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
 
 static PIVOTING_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
 
-/// Work under `linear_solver = ldl` in this process so far: (factorizations, of which by
-/// the pivoting multifrontal factor).
-pub fn ldl_factorizations() -> (usize, usize) {
-    (LDL_FACTORIZATIONS.load(Ordering::Relaxed), PIVOTING_FACTORIZATIONS.load(Ordering::Relaxed))
+/// Work under `linear_solver = ldl` in this process so far: (factorizations by the LDLᵀ,
+/// of which by its pivoting multifrontal factor, solves handed to Ipopt's MUMPS).
+pub fn ldl_factorizations() -> (usize, usize, usize) {
+    // SAFETY: reads an atomic counter of the shim.
+    let fallbacks = unsafe { crate::sys::fesd_ipopt_fallbacks() };
+    (LDL_FACTORIZATIONS.load(Ordering::Relaxed), PIVOTING_FACTORIZATIONS.load(Ordering::Relaxed), usize::try_from(fallbacks).unwrap_or(0))
 }
 
 /// One solver instance of Ipopt's.
@@ -65,6 +70,8 @@ struct Handle {
     ldl: Ldl,
     /// The pivot threshold went up: the next solve factors the matrix again.
     refactor: bool,
+    /// The last factorization gave up (for Ipopt's own solver), not a singular matrix.
+    hand_over: bool,
 }
 
 fn record(ldl: &Ldl, rhs: &[f64]) {
@@ -92,7 +99,8 @@ const CALL_AGAIN: c_int = 3;
 const FATAL: c_int = 4;
 
 /// The table handed to the shim.
-pub static TABLE: LinearSolver = LinearSolver { create, destroy, structure, values, solve, negative_eigenvalues, increase_quality };
+pub static TABLE: LinearSolver =
+    LinearSolver { create, destroy, structure, values, solve, negative_eigenvalues, increase_quality, hand_over };
 
 fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Handle) -> T) -> T {
     if handle.is_null() {
@@ -142,14 +150,17 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
             return CALL_AGAIN;
         }
         if new_matrix != 0 {
-            match h.ldl.factor() {
+            let factored = h.ldl.factor();
+            h.hand_over = matches!(factored, Err(KktError::TooManyDelays { .. }));
+            match factored {
                 Ok(_) => {
                     LDL_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
                     if h.ldl.pivoted() {
                         PIVOTING_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                Err(KktError::Singular { .. }) => return SINGULAR,
+                // Singular, or (`hand_over`) for Ipopt's own solver.
+                Err(KktError::Singular { .. } | KktError::TooManyDelays { .. }) => return SINGULAR,
                 Err(_) => return FATAL,
             }
         } else if !h.ldl.is_factored() {
@@ -176,6 +187,10 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
 
 extern "C" fn negative_eigenvalues(handle: *mut c_void) -> c_int {
     with(handle, 0, |h| c_int::try_from(h.ldl.negative_eigenvalues()).unwrap_or(c_int::MAX))
+}
+
+extern "C" fn hand_over(handle: *mut c_void) -> c_int {
+    with(handle, 1, |h| c_int::from(h.hand_over))
 }
 
 extern "C" fn increase_quality(handle: *mut c_void) -> c_int {

@@ -57,6 +57,7 @@ pub struct LinearSolver {
     pub solve: extern "C" fn(*mut c_void, c_int, c_int, *mut f64, c_int, c_int) -> c_int,
     pub negative_eigenvalues: extern "C" fn(*mut c_void) -> c_int,
     pub increase_quality: extern "C" fn(*mut c_void) -> c_int,
+    pub hand_over: extern "C" fn(*mut c_void) -> c_int,
 }
 
 extern "C" {
@@ -87,9 +88,10 @@ extern "C" {
     pub fn AddIpoptIntOption(p: IpoptProblem, keyword: *mut c_char, val: ipindex) -> bool;
     #[link_name = "fesd_ipopt_set_intermediate_callback"]
     pub fn SetIntermediateCallback(p: IpoptProblem, cb: Intermediate_CB);
-    /// Matrices the foreign linear solver handed to Ipopt's own so far.
     /// The linear solver of this problem's solves (null: Ipopt's own, by `linear_solver`).
     pub fn fesd_ipopt_set_linear_solver(p: IpoptProblem, solver: *const LinearSolver);
+    /// Matrices the foreign linear solver handed to Ipopt's own so far.
+    pub fn fesd_ipopt_fallbacks() -> std::ffi::c_long;
     #[link_name = "fesd_ipopt_solve"]
     pub fn IpoptSolve(
         p: IpoptProblem,

@@ -59,6 +59,16 @@ pub enum KktError {
         /// Its diagonal value there.
         value: f64,
     },
+    /// The pivoting factor delayed more pivots than [`Ldl::max_delayed`] allows (counted
+    /// once per front they pass through): its fronts grow towards dense, a solver with
+    /// other pivoting (or another order) does better.
+    #[error("{delayed} delayed pivots, more than {limit}")]
+    TooManyDelays {
+        /// Delayed pivots when it stopped.
+        delayed: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Called out of order (factor before analyze, solve before factor).
     #[error("{0}")]
     State(&'static str),
@@ -107,6 +117,9 @@ pub struct Ldl {
     pub max_pivot_threshold: f64,
     /// Times the threshold was raised.
     pub quality_increases: usize,
+    /// The pivoting factor gives up ([`KktError::TooManyDelays`]) past this many delayed
+    /// pivots per row (default 0.5: n/2 delays, counted once per front).
+    pub max_delayed: f64,
     /// Refine a solution while its relative residual is above this (default 1e-10).
     pub refine_tolerance: f64,
     /// Refinement steps per right-hand side at most (default 10).
@@ -141,6 +154,7 @@ impl Default for Ldl {
             pivot_threshold: 1e-8,
             max_pivot_threshold: 0.1,
             quality_increases: 0,
+            max_delayed: 0.5,
             refine_tolerance: 1e-10,
             max_refinements: 10,
             factorizations: 0,
@@ -251,7 +265,8 @@ impl Ldl {
             Some(m) => m,
             None => self.pivoting.insert(Multifrontal::new(order, &self.col_ptr, &self.row_idx)),
         };
-        let result = multifrontal.factor(&self.values, &row_max, self.pivot_threshold, self.pivot_tolerance);
+        let limit = (self.max_delayed * self.dim as f64) as usize;
+        let result = multifrontal.factor(&self.values, &row_max, self.pivot_threshold, self.pivot_tolerance, limit);
         self.delayed_pivots += multifrontal.delayed;
         self.pivoting_factorizations += 1;
         Ok(self.accept(result?, true))
@@ -633,7 +648,7 @@ mod tests {
         // that take the best pivot left. Every nonsingular matrix: the dense inertia and
         // a residual below 1e-10 after refinement; a singular one is reported singular.
         let mut rng = rand::rngs::StdRng::seed_from_u64(17);
-        let (mut factored, mut singular) = (0, 0);
+        let (mut factored, mut singular, mut gave_up) = (0, 0, 0);
         for (n, m) in [(6, 3), (20, 8), (60, 25), (120, 50), (200, 100)] {
             for _ in 0..6 {
                 let a = sparse_kkt(&mut rng, n, m);
@@ -648,6 +663,11 @@ mod tests {
                 // either way (as with any pivoting solver), an exactly singular one is
                 // reported (`bad_input_is_an_error`).
                 let nonsingular = smallest > 1e-10 * largest;
+                // Without delayed pivots allowed, the pivoting factor gives up instead.
+                let mut strict = Ldl { max_delayed: 0.0, ..Ldl::default() };
+                strict.analyze(n + m, &cp, &ri).unwrap();
+                strict.values_mut().copy_from_slice(&v);
+                gave_up += usize::from(matches!(strict.factor(), Err(KktError::TooManyDelays { .. })));
                 match ldl.factor() {
                     Ok(neg) if nonsingular => {
                         assert_eq!(neg, dense_negative(&a), "n = {n}, m = {m}");
@@ -663,7 +683,7 @@ mod tests {
                 }
             }
         }
-        assert!(factored >= 20, "{factored} factored, {singular} singular");
+        assert!(factored >= 20 && gave_up > 0, "{factored} factored, {singular} singular, {gave_up} gave up");
     }
 
     #[test]

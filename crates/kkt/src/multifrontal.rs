@@ -166,7 +166,9 @@ impl Multifrontal {
             // c's columns gain p's columns and rows in place of their own rows.
             let zeros = nc * (np + sn_rows[p].len()).saturating_sub(own_rows[c]);
             let entries = merged * (merged + 1) / 2 + merged * sn_rows[p].len();
-            let merge = merged <= 4 || (merged <= 16 && 2 * zeros <= entries) || (merged <= 48 && 10 * zeros <= entries);
+            // Thresholds measured on captured KKT matrices (docs/evidence/kkt.md).
+            // Thresholds measured on captured KKT matrices (docs/evidence/kkt.md).
+            let merge = merged <= 2 || (merged <= 8 && 2 * zeros <= entries) || (merged <= 16 && 10 * zeros <= entries);
             if merge {
                 let cols = std::mem::take(&mut sn_cols[c]);
                 sn_cols[p].extend(cols);
@@ -210,8 +212,16 @@ impl Multifrontal {
 
     /// Factors `values` (in the original pattern's order) with pivot threshold `u`;
     /// `row_max` is the largest |A_ij| of each original row, the scale of a zero pivot
-    /// (`tolerance` times it). Returns the number of negative eigenvalues.
-    pub(crate) fn factor(&mut self, values: &[f64], row_max: &[f64], u: f64, tolerance: f64) -> Result<usize, KktError> {
+    /// (`tolerance` times it); gives up past `max_delayed` delayed pivots. Returns the
+    /// number of negative eigenvalues.
+    pub(crate) fn factor(
+        &mut self,
+        values: &[f64],
+        row_max: &[f64],
+        u: f64,
+        tolerance: f64,
+        max_delayed: usize,
+    ) -> Result<usize, KktError> {
         let ns = self.fronts.len();
         self.delayed = 0;
         let mut negative = 0;
@@ -263,6 +273,11 @@ impl Multifrontal {
             let scale: Vec<f64> = idx.iter().map(|&i| row_max[self.order[i]]).collect();
             let done = eliminate(&mut front, &mut idx, &scale, f, fully_summed, u, tolerance, root)?;
             self.delayed += fully_summed - done.pivots;
+            if self.delayed > max_delayed {
+                self.work = front;
+                self.fronts[s].idx = idx;
+                return Err(KktError::TooManyDelays { delayed: self.delayed, limit: max_delayed });
+            }
             negative += done.negative;
             // The contribution block for the parent.
             let m = f - done.pivots;
@@ -284,48 +299,54 @@ impl Multifrontal {
 
     /// x ← A⁻¹ x in the permuted order.
     pub(crate) fn solve_permuted(&self, x: &mut [f64]) {
+        // Each front's entries gathered into one dense vector, worked on, scattered back.
+        let mut y = Vec::new();
         for fr in self.fronts.iter().filter(|fr| fr.pivots > 0) {
             let f = fr.idx.len();
+            y.clear();
+            y.extend(fr.idx.iter().map(|&i| x[i]));
             let mut j = 0;
             while j < fr.pivots {
                 let size = if fr.off[j] != 0.0 { 2 } else { 1 };
                 for c in j..j + size {
-                    let xc = x[fr.idx[c]];
-                    if xc != 0.0 {
-                        for i in j + size..f {
-                            x[fr.idx[i]] -= fr.l[i + c * f] * xc;
+                    let yc = y[c];
+                    if yc != 0.0 {
+                        let column = &fr.l[c * f..(c + 1) * f];
+                        for (yi, li) in y[j + size..].iter_mut().zip(&column[j + size..]) {
+                            *yi -= li * yc;
                         }
                     }
                 }
-                j += size;
-            }
-        }
-        for fr in &self.fronts {
-            let mut j = 0;
-            while j < fr.pivots {
-                if fr.off[j] != 0.0 {
+                if size == 2 {
                     let (a, b, d) = (fr.d[j], fr.off[j], fr.d[j + 1]);
                     let det = a * d - b * b;
-                    let (p, q) = (x[fr.idx[j]], x[fr.idx[j + 1]]);
-                    x[fr.idx[j]] = (d * p - b * q) / det;
-                    x[fr.idx[j + 1]] = (a * q - b * p) / det;
-                    j += 2;
+                    let (p, q) = (y[j], y[j + 1]);
+                    (y[j], y[j + 1]) = ((d * p - b * q) / det, (a * q - b * p) / det);
                 } else {
-                    x[fr.idx[j]] /= fr.d[j];
-                    j += 1;
+                    y[j] /= fr.d[j];
                 }
+                j += size;
+            }
+            for (&i, &v) in fr.idx.iter().zip(&y) {
+                x[i] = v;
             }
         }
         for fr in self.fronts.iter().rev().filter(|fr| fr.pivots > 0) {
             let f = fr.idx.len();
+            y.clear();
+            y.extend(fr.idx.iter().map(|&i| x[i]));
             let mut j = fr.pivots;
             while j > 0 {
                 let size = if j >= 2 && fr.off[j - 2] != 0.0 { 2 } else { 1 };
                 j -= size;
                 for c in j..j + size {
-                    let s: f64 = (j + size..f).map(|i| fr.l[i + c * f] * x[fr.idx[i]]).sum();
-                    x[fr.idx[c]] -= s;
+                    let column = &fr.l[c * f..(c + 1) * f];
+                    let s: f64 = y[j + size..].iter().zip(&column[j + size..]).map(|(y, l)| y * l).sum();
+                    y[c] -= s;
                 }
+            }
+            for (&i, &v) in fr.idx[..fr.pivots].iter().zip(&y) {
+                x[i] = v;
             }
         }
     }
@@ -344,6 +365,43 @@ struct Eliminated {
 /// diagonal; the trailing block becomes the contribution block.
 #[allow(clippy::too_many_arguments)]
 fn eliminate(
+    front: &mut [f64],
+    idx: &mut [usize],
+    scale: &[f64],
+    f: usize,
+    fully_summed: usize,
+    u: f64,
+    tolerance: f64,
+    root: bool,
+) -> Result<Eliminated, KktError> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA (checked just above).
+        return unsafe { eliminate_avx2(front, idx, scale, f, fully_summed, u, tolerance, root) };
+    }
+    eliminate_body(front, idx, scale, f, fully_summed, u, tolerance, root)
+}
+
+/// [`eliminate_body`] compiled for AVX2 and FMA (the rank-one updates vectorize 4 wide).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn eliminate_avx2(
+    front: &mut [f64],
+    idx: &mut [usize],
+    scale: &[f64],
+    f: usize,
+    fully_summed: usize,
+    u: f64,
+    tolerance: f64,
+    root: bool,
+) -> Result<Eliminated, KktError> {
+    eliminate_body(front, idx, scale, f, fully_summed, u, tolerance, root)
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn eliminate_body(
     front: &mut [f64],
     idx: &mut [usize],
     scale: &[f64],
