@@ -18,7 +18,9 @@
 //! The inertia — the number of negative eigenvalues — is counted from D's 1×1 and 2×2
 //! blocks, exactly, by Sylvester's law; it is never imposed by regularization. A matrix
 //! whose last pivot candidates at a root of the elimination tree are all zero is
-//! singular ([`KktError::Singular`]). Solutions are refined iteratively.
+//! singular ([`KktError::Singular`]); one whose delayed pivots pile up (fronts growing
+//! towards dense) is given up ([`KktError::TooManyDelays`], for a solver with another
+//! order). Solutions are refined iteratively.
 //!
 //! ```
 //! use fesd_kkt::Ldl;

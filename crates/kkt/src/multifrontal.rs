@@ -270,8 +270,9 @@ impl Multifrontal {
                 self.local[i] = usize::MAX;
             }
             let root = self.sn_parent[s] == usize::MAX;
-            let scale: Vec<f64> = idx.iter().map(|&i| row_max[self.order[i]]).collect();
-            let done = eliminate(&mut front, &mut idx, &scale, f, fully_summed, u, tolerance, root)?;
+            let mut scale: Vec<f64> = idx.iter().map(|&i| row_max[self.order[i]]).collect();
+            let how = Pivoting { f, fully_summed, u, tolerance, root };
+            let done = eliminate(&mut front, &mut idx, &mut scale, how)?;
             self.delayed += fully_summed - done.pivots;
             if self.delayed > max_delayed {
                 self.work = front;
@@ -359,59 +360,41 @@ struct Eliminated {
     off: Vec<f64>,
 }
 
-/// Partial LDLᵀ of a dense symmetric front (f × f, column-major, both triangles) over
-/// its first `fully_summed` columns with threshold pivoting; pivots are moved to the
-/// front's start (`idx` permuted alike). L overwrites the pivots' columns below the
-/// diagonal; the trailing block becomes the contribution block.
-#[allow(clippy::too_many_arguments)]
-fn eliminate(
-    front: &mut [f64],
-    idx: &mut [usize],
-    scale: &[f64],
+/// How one front is eliminated: its order `f`, its fully summed columns (the first
+/// `fully_summed`), the pivot threshold u, the zero-pivot tolerance (relative to each
+/// row's scale) and whether it is a root (nothing can be delayed).
+#[derive(Clone, Copy)]
+struct Pivoting {
     f: usize,
     fully_summed: usize,
     u: f64,
     tolerance: f64,
     root: bool,
-) -> Result<Eliminated, KktError> {
+}
+
+/// Partial LDLᵀ of a dense symmetric front (f × f, column-major, its lower triangle) over
+/// its fully summed columns with threshold pivoting; pivots are moved to the front's
+/// start (`idx` and `scale` permuted alike). L overwrites the pivots' columns below the
+/// diagonal; the trailing block becomes the contribution block.
+fn eliminate(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: Pivoting) -> Result<Eliminated, KktError> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA (checked just above).
-        return unsafe { eliminate_avx2(front, idx, scale, f, fully_summed, u, tolerance, root) };
+        return unsafe { eliminate_avx2(front, idx, scale, how) };
     }
-    eliminate_body(front, idx, scale, f, fully_summed, u, tolerance, root)
+    eliminate_body(front, idx, scale, how)
 }
 
 /// [`eliminate_body`] compiled for AVX2 and FMA (the rank-one updates vectorize 4 wide).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn eliminate_avx2(
-    front: &mut [f64],
-    idx: &mut [usize],
-    scale: &[f64],
-    f: usize,
-    fully_summed: usize,
-    u: f64,
-    tolerance: f64,
-    root: bool,
-) -> Result<Eliminated, KktError> {
-    eliminate_body(front, idx, scale, f, fully_summed, u, tolerance, root)
+unsafe fn eliminate_avx2(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: Pivoting) -> Result<Eliminated, KktError> {
+    eliminate_body(front, idx, scale, how)
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn eliminate_body(
-    front: &mut [f64],
-    idx: &mut [usize],
-    scale: &[f64],
-    f: usize,
-    fully_summed: usize,
-    u: f64,
-    tolerance: f64,
-    root: bool,
-) -> Result<Eliminated, KktError> {
-    let mut scale = scale.to_vec();
+fn eliminate_body(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: Pivoting) -> Result<Eliminated, KktError> {
+    let Pivoting { f, fully_summed, u, tolerance, root } = how;
     let (mut d, mut off) = (vec![0.0; fully_summed], vec![0.0; fully_summed]);
     let mut negative = 0;
     let mut j = 0;
@@ -486,7 +469,7 @@ fn eliminate_body(
             }
             (None, false, _) => break,
         };
-        swap(front, idx, &mut scale, f, j, c);
+        swap(front, idx, scale, f, j, c);
         match r {
             None => {
                 let p = front[j + j * f];
@@ -510,7 +493,7 @@ fn eliminate_body(
             }
             Some(r) => {
                 let r = if r == j { c } else { r };
-                swap(front, idx, &mut scale, f, j + 1, r);
+                swap(front, idx, scale, f, j + 1, r);
                 let (a, b, dd) = (front[j + j * f], front[j + 1 + j * f], front[j + 1 + (j + 1) * f]);
                 let det = a * dd - b * b;
                 let (done, rest) = front.split_at_mut((j + 2) * f);
