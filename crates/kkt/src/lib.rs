@@ -120,7 +120,7 @@ pub struct Ldl {
     /// Times the threshold was raised.
     pub quality_increases: usize,
     /// The pivoting factor gives up ([`KktError::TooManyDelays`]) past this many delayed
-    /// pivots per row (default 0.5: n/2 delays, counted once per front).
+    /// pivots per row (default 1: n delays, counted once per front they pass).
     pub max_delayed: f64,
     /// Refine a solution while its relative residual is above this (default 1e-10).
     pub refine_tolerance: f64,
@@ -156,7 +156,7 @@ impl Default for Ldl {
             pivot_threshold: 1e-8,
             max_pivot_threshold: 0.1,
             quality_increases: 0,
-            max_delayed: 0.5,
+            max_delayed: 1.0,
             refine_tolerance: 1e-10,
             max_refinements: 10,
             factorizations: 0,
