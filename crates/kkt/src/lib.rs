@@ -262,10 +262,10 @@ impl Ldl {
             }
             self.static_failed = Some((zeros, 0));
         }
-        let order = self.order();
-        let multifrontal = match &mut self.pivoting {
-            Some(m) => m,
-            None => self.pivoting.insert(Multifrontal::new(order, &self.col_ptr, &self.row_idx)),
+        // The pivoting factor's analysis, once per pattern.
+        let multifrontal = match self.pivoting.take() {
+            Some(m) => self.pivoting.insert(m),
+            None => self.pivoting.insert(Multifrontal::new(self.order(), &self.col_ptr, &self.row_idx)),
         };
         let limit = (self.max_delayed * self.dim as f64) as usize;
         let result = multifrontal.factor(&self.values, &row_max, self.pivot_threshold, self.pivot_tolerance, limit);

@@ -167,7 +167,6 @@ impl Multifrontal {
             let zeros = nc * (np + sn_rows[p].len()).saturating_sub(own_rows[c]);
             let entries = merged * (merged + 1) / 2 + merged * sn_rows[p].len();
             // Thresholds measured on captured KKT matrices (docs/evidence/kkt.md).
-            // Thresholds measured on captured KKT matrices (docs/evidence/kkt.md).
             let merge = merged <= 2 || (merged <= 8 && 2 * zeros <= entries) || (merged <= 16 && 10 * zeros <= entries);
             if merge {
                 let cols = std::mem::take(&mut sn_cols[c]);
