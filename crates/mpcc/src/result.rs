@@ -47,6 +47,10 @@ pub struct HomotopyStep {
     pub ipopt_status: ApplicationReturnStatus,
     /// Ipopt iterations.
     pub iterations: usize,
+    /// How many of them Ipopt spent in its restoration phase (minimizing the constraint
+    /// violation instead of the objective).
+    #[serde(default)]
+    pub restoration_iterations: usize,
     /// Original objective f(w) at the step's solution.
     pub objective: f64,
     /// max_i |G_i H_i| at the step's solution.

@@ -421,6 +421,29 @@ impl MpccSolver {
         Ok(kernel.eval_dense(&[w, p])?)
     }
 
+    /// How far `w` is from satisfying the MPCC's constraints other than
+    /// complementarity: the largest violation of `lbg ≤ g(w, p) ≤ ubg`, of
+    /// `lbw ≤ w ≤ ubw` and of `G(w), H(w) ≥ 0`, at the current parameters (∞ where an
+    /// evaluation fails or gives NaN). Complementarity itself is `max_i |G_i H_i|`
+    /// ([`MpccResult::comp_residual`]).
+    pub fn constraint_violation(&mut self, w: &[f64]) -> Result<f64> {
+        check_len("w", w, self.n_w)?;
+        let structure = self.ipopt.structure();
+        let (x_l, x_u, g_l, g_u) = (structure.x_l.clone(), structure.x_u.clone(), structure.g_l.clone(), structure.g_u.clone());
+        // The slacks do not enter g's own rows nor the G, H ≥ 0 rows.
+        let x: Vec<f64> = w.iter().copied().chain(std::iter::repeat_n(0.0, x_l.len() - self.n_w)).collect();
+        self.compiled.set_parameters(&RelaxedLayout::parameters(&self.p0, self.opts.sigma_0))?;
+        let mut g = vec![f64::NAN; g_l.len()];
+        if !ipopt::NlpCallbacks::constraints(&mut self.compiled, &x, true, &mut g) {
+            return Ok(f64::INFINITY);
+        }
+        let beyond = |v: f64, lo: f64, hi: f64| if v.is_nan() { f64::INFINITY } else { (lo - v).max(v - hi).max(0.0) };
+        let bounds = (0..self.n_w).map(|j| beyond(w[j], x_l[j], x_u[j]));
+        // Rows: g, then the relaxed products (skipped), then the G, H ≥ 0 rows.
+        let rows = (0..g.len()).filter(|&i| i < self.n_g || i >= self.n_g + self.n_comp).map(|i| beyond(g[i], g_l[i], g_u[i]));
+        Ok(bounds.chain(rows).fold(0.0, f64::max))
+    }
+
     fn evaluate(&mut self, x: &[f64], params: &[f64]) -> Evaluated {
         let kernel = self.compiled.extra(&report_kernel(&self.record.module));
         let mut f = [f64::NAN];

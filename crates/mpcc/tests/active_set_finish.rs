@@ -322,3 +322,22 @@ fn direct(m: &Mpcc) -> Mpcc {
 fn without_finish(m: &Mpcc) -> Mpcc {
     Mpcc { formulation: Formulation { active_set_finish: false, ..Formulation::direct() }, ..m.clone() }
 }
+
+/// `constraint_violation` measures g's bounds and G, H ≥ 0 (here bounds on x, y), not
+/// complementarity, and refuses a point of the wrong length or with a NaN.
+#[test]
+fn the_constraint_violation_of_a_point() {
+    let mut solver = MpccSolver::new(&nearest_to(1.0, 0.5), HomotopyOptions::default()).unwrap();
+    let at = |s: &mut MpccSolver, w: [f64; 2]| s.constraint_violation(&w).unwrap();
+    assert_eq!(at(&mut solver, [0.5, 0.0]), 0.0);
+    // Both sides positive: complementarity is violated, the constraints are not.
+    assert_eq!(at(&mut solver, [0.4, 0.3]), 0.0);
+    assert!((at(&mut solver, [0.2, 0.5]) - 0.3).abs() < 1e-12, "x − y = −0.3 below its bound 0");
+    assert!((at(&mut solver, [2.0, 0.0]) - 1.5).abs() < 1e-12, "x − y = 2 above its bound 0.5");
+    assert!((at(&mut solver, [-0.25, -0.5]) - 0.5).abs() < 1e-12, "y = −0.5 below G, H ≥ 0");
+    assert!(solver.constraint_violation(&[0.0]).is_err());
+    assert!(solver.constraint_violation(&[f64::NAN, 0.0]).is_err());
+    // The solution's point is feasible.
+    let r = solver.solve();
+    assert!(solver.constraint_violation(&r.w).unwrap() <= 1e-8);
+}

@@ -57,6 +57,8 @@ struct Attempt {
     reach: f64,
     /// It started from a previous NLP's duals too.
     warm_duals: bool,
+    /// Iterations in Ipopt's restoration phase.
+    restoration_iterations: usize,
 }
 
 impl MpccSolver {
@@ -72,7 +74,7 @@ impl MpccSolver {
         while run.k < run.n_steps {
             let t_step = Instant::now();
             let Some(attempt) = self.attempt(&mut run) else { break };
-            let residual = self.record_step(&mut run, &attempt.sol, t_step);
+            let residual = self.record_step(&mut run, &attempt, t_step);
             if !attempt.sol.status.is_success() {
                 if self.recover(&mut run, attempt) {
                     continue;
@@ -165,12 +167,13 @@ impl MpccSolver {
         // Distance the iterates may travel before the NLP counts as diverging (see
         // `is_diverging`); the steps' lengths add up to a bound of it.
         let reach = DIVERGENCE_FACTOR * (1.0 + max_abs(&run.x));
-        let (mut last_mu, mut travelled, mut ran_away) = (f64::NAN, 0.0, false);
+        let (mut last_mu, mut travelled, mut ran_away, mut restoration_iterations) = (f64::NAN, 0.0, false, 0);
         let mut stagnation = Stagnation::new(self.opts.stagnation_window, early_level);
         let (started, first_iteration) = (run.started, &mut run.first_iteration);
         let mut stall = Stall::new(self.opts.stall_iterations, self.opts.stall_step, self.opts.stall_warmup);
         let mut observe = |info: &ipopt::IterationInfo| {
             last_mu = info.mu;
+            restoration_iterations += usize::from(info.restoration);
             first_iteration.get_or_insert_with(|| started.elapsed());
             travelled += info.alpha_pr * info.d_norm;
             ran_away = travelled > reach;
@@ -196,7 +199,7 @@ impl MpccSolver {
                         run.k, sol.iterations, self.opts.stall_iterations, self.opts.stall_step
                     ));
                 }
-                Some(Attempt { sol, last_mu, ran_away, reach, warm_duals })
+                Some(Attempt { sol, last_mu, ran_away, reach, warm_duals, restoration_iterations })
             }
             Err(e) => {
                 run.messages.push(format!("step {}: Ipopt could not start: {e}", run.k));
@@ -227,13 +230,15 @@ impl MpccSolver {
 
     /// Adds the NLP's row to the homotopy table (printed at verbosity ≥ 1), keeps its
     /// solution as the last one and returns its complementarity residual.
-    fn record_step(&mut self, run: &mut Run, sol: &Solution, t_step: Instant) -> f64 {
+    fn record_step(&mut self, run: &mut Run, attempt: &Attempt, t_step: Instant) -> f64 {
+        let sol = &attempt.sol;
         let eval = self.evaluate(&sol.x, &run.params);
         let row = HomotopyStep {
             k: run.k,
             sigma: run.sigma,
             ipopt_status: sol.status,
             iterations: sol.iterations,
+            restoration_iterations: attempt.restoration_iterations,
             objective: eval.objective,
             comp_residual: eval.residual,
             wall_time: t_step.elapsed().as_secs_f64(),
@@ -259,7 +264,7 @@ impl MpccSolver {
     /// from the initial guess with another σ. Returns false, with a failed status, once
     /// `max_recoveries` are spent.
     fn recover(&mut self, run: &mut Run, attempt: Attempt) -> bool {
-        let Attempt { sol, last_mu, ran_away, reach, warm_duals } = attempt;
+        let Attempt { sol, last_mu, ran_away, reach, warm_duals, .. } = attempt;
         let (k, sigma, status) = (run.k, run.sigma, sol.status);
         if run.recoveries >= self.opts.max_recoveries {
             run.messages.push(format!("step {k}: NLP ended with {status:?} at sigma = {sigma:e}; no recovery left"));
