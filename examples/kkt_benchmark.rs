@@ -3,14 +3,21 @@
 //! `linear_solver = ldl` while every `every`-th KKT system is recorded (at most `max`);
 //! each recorded system is then analysed, factored and solved by both.
 //!
+//! Each recorded system is written to `<out>/<case>_<k>.kkt.json` (default out:
+//! `target/kkt_systems`; the lower triangle by columns and the right-hand side), and
+//! such a file given as a case is read back instead of solving anything, so a
+//! factorization can be timed again on the same matrices.
+//!
 //! Per matrix it prints rows, nonzeros, factor nonzeros, times (analysis / factor /
-//! solve, ms), the relative residual ‖Kx − b‖∞/‖b‖∞ and the negative eigenvalues of
+//! solve, ms; factor and solve the best of `repeat` runs, default 5, for both solvers),
+//! the relative residual ‖Kx − b‖∞/‖b‖∞ and the negative eigenvalues of
 //! both; at the end `kkt_median_time_ratio` (ldl/MUMPS, factor + solve),
 //! `kkt_inertia_mismatches`, `kkt_max_residual` (ldl) and `kkt_matrices`.
 //!
-//! Run: `cargo run --release --example kkt_benchmark [-- [--every K] [--max M] [case|file.json …]]`
-//! (cases: sliding_mode, motor_240, car_turbo; a path is a NOSBENCH file; default: the
-//! three cases and `tests/data/CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json`).
+//! Run: `cargo run --release --example kkt_benchmark [-- [--every K] [--max M] [--repeat R]
+//! [--out DIR] [case|file.json|file.kkt.json …]]` (cases: sliding_mode, motor_240,
+//! car_turbo; a path is a NOSBENCH file or a written system; default: the three cases
+//! and `tests/data/CARTIM_001_010_003_2_RIIA_STEWART_7_FIL_0.json`).
 
 use fesd::ipopt::mumps::Mumps;
 use fesd::ipopt::{capture_kkt, take_captured_kkt, KktSystem, OptionValue};
@@ -63,7 +70,18 @@ struct Row {
     residual: f64,
 }
 
-fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
+/// The shortest of `repeat` runs of `run` in ms, and the last run's result.
+fn best_of<T>(repeat: usize, mut run: impl FnMut() -> T) -> (f64, T) {
+    let (mut best, mut out) = (f64::INFINITY, None);
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        out = Some(run());
+        best = best.min(ms(t));
+    }
+    (best, out.expect("at least one run"))
+}
+
+fn compare(k: &KktSystem, repeat: usize) -> Result<Row, Box<dyn std::error::Error>> {
     // Both solvers as Ipopt uses them: the analysis and a first factorization (which
     // also finds whether the matrix needs pivoting) once, then the factorization timed.
     let t = Instant::now();
@@ -72,27 +90,27 @@ fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
     ldl.values_mut().copy_from_slice(&k.values);
     let _ = ldl.factor();
     let ldl_analysis = ms(t);
-    ldl.values_mut().copy_from_slice(&k.values);
-    let t = Instant::now();
-    let ldl_neg = ldl.factor();
-    let ldl_factor = ms(t);
-    let mut x = k.rhs.clone();
-    let t = Instant::now();
-    let ldl_solved = ldl_neg.is_ok() && ldl.solve_in_place(&mut x, 1).is_ok();
-    let ldl_solve = ms(t);
+    let (ldl_factor, ldl_neg) = best_of(repeat, || {
+        ldl.values_mut().copy_from_slice(&k.values);
+        ldl.factor()
+    });
+    let (ldl_solve, (ldl_solved, x)) = best_of(repeat, || {
+        let mut x = k.rhs.clone();
+        (ldl_neg.is_ok() && ldl.solve_in_place(&mut x, 1).is_ok(), x)
+    });
     let ldl_res = if ldl_solved { ldl.residual(&x, &k.rhs) } else { f64::NAN };
 
     let mut mumps = Mumps::new(k.dim, &k.col_ptr, &k.row_idx, &k.values, 1e-8)?;
     let t = Instant::now();
     mumps.factor().map_err(|e| format!("MUMPS analysis/factorization: {e}"))?;
     let mumps_analysis = ms(t);
-    let t = Instant::now();
-    let mumps_neg = mumps.factor().map_err(|e| format!("MUMPS factorization: {e}"))?;
-    let mumps_factor = ms(t);
-    let mut y = k.rhs.clone();
-    let t = Instant::now();
-    mumps.solve(&mut y).map_err(|e| format!("MUMPS solve: {e}"))?;
-    let mumps_solve = ms(t);
+    let (mumps_factor, mumps_neg) = best_of(repeat, || mumps.factor());
+    let mumps_neg = mumps_neg.map_err(|e| format!("MUMPS factorization: {e}"))?;
+    let (mumps_solve, (solved, y)) = best_of(repeat, || {
+        let mut y = k.rhs.clone();
+        (mumps.solve(&mut y), y)
+    });
+    solved.map_err(|e| format!("MUMPS solve: {e}"))?;
     let mumps_res = ldl.residual(&y, &k.rhs);
 
     let nnz = k.row_idx.len();
@@ -119,13 +137,18 @@ fn compare(k: &KktSystem) -> Result<Row, Box<dyn std::error::Error>> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let (mut every, mut max, mut cases) = (10, 10, Vec::new());
+    let (mut every, mut max, mut repeat, mut cases) = (10, 10, 5, Vec::new());
+    let mut out = std::path::PathBuf::from("target/kkt_systems");
     while let Some(a) = args.next() {
         match a.as_str() {
             "--every" => every = args.next().ok_or("--every K")?.parse()?,
             "--max" => max = args.next().ok_or("--max M")?.parse()?,
+            "--repeat" => repeat = args.next().ok_or("--repeat R")?.parse()?,
+            "--out" => out = args.next().ok_or("--out DIR")?.into(),
             "-h" | "--help" => {
-                println!("usage: kkt_benchmark [--every K] [--max M] [sliding_mode|motor_240|car_turbo|file.json …]");
+                println!(
+                    "usage: kkt_benchmark [--every K] [--max M] [--repeat R] [--out DIR] [sliding_mode|motor_240|car_turbo|file.json|file.kkt.json …]"
+                );
                 return Ok(());
             }
             _ => cases.push(a),
@@ -138,7 +161,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut rows = Vec::new();
     for case in &cases {
-        let systems = capture(case, every, max)?;
+        let systems = if case.ends_with(".kkt.json") {
+            vec![serde_json::from_str::<KktSystem>(&std::fs::read_to_string(case)?)?]
+        } else {
+            let systems = capture(case, every, max)?;
+            std::fs::create_dir_all(&out)?;
+            let stem = std::path::Path::new(case).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            for (i, k) in systems.iter().enumerate() {
+                std::fs::write(out.join(format!("{stem}_{i}.kkt.json")), serde_json::to_string(k)?)?;
+            }
+            systems
+        };
         println!(
             "{:>6} {:>8} {:>9} {:>9} | {:>6} {:>6} {:>6} {:>9} {:>6} | {:>6} {:>6} {:>6} {:>9} {:>6}",
             "rows",
@@ -157,7 +190,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "neg"
         );
         for k in &systems {
-            rows.push(compare(k)?);
+            rows.push(compare(k, repeat)?);
         }
     }
     let mut ratios: Vec<f64> = rows.iter().map(|r| r.ratio).collect();

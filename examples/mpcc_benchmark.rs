@@ -330,11 +330,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         all.add(totals);
     }
     all.print("");
-    let (ldl, pivoting, fallback) = ipopt::ldl_factorizations();
-    if ldl + fallback > 0 {
-        println!("ldl_factorizations = {ldl}");
-        println!("ldl_pivoting_factorizations = {pivoting}");
-        println!("ldl_mumps_fallback_solves = {fallback}");
+    let work = ipopt::ldl_work();
+    if work.factorizations + work.mumps_fallback_solves > 0 {
+        println!("ldl_factorizations = {}", work.factorizations);
+        println!("ldl_pivoting_factorizations = {}", work.pivoting);
+        println!("ldl_mumps_fallback_solves = {}", work.mumps_fallback_solves);
+        println!("ldl_factor_seconds = {:.3}", work.factor_seconds);
+        println!("ldl_solves = {}", work.solves);
+        println!("ldl_solve_seconds = {:.3}", work.solve_seconds);
     }
     Ok(())
 }

@@ -123,9 +123,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{case}_ipopt_iterations = {}", r.mpcc.total_iterations);
         println!("{case}_cost = {:.6}", r.objective);
         println!("{case}_ms_per_iteration = {:.3}", r.mpcc.timing.total / r.mpcc.total_iterations.max(1) as f64 * 1e3);
-        let (ldl, pivoting, fallback) = ipopt::ldl_factorizations();
-        if ldl > 0 {
-            println!("{case}_ldl_factorizations_so_far = {ldl} ({pivoting} pivoting, {fallback} solves by MUMPS)");
+        let work = ipopt::ldl_work();
+        if work.factorizations > 0 {
+            println!(
+                "{case}_ldl_so_far: {} factorizations ({} pivoting, {} delayed pivots, {} quality increases) in {:.3} s, {} solves in {:.3} s, {} solves by MUMPS",
+                work.factorizations,
+                work.pivoting,
+                work.delayed_pivots,
+                work.quality_increases,
+                work.factor_seconds,
+                work.solves,
+                work.solve_seconds,
+                work.mumps_fallback_solves
+            );
         }
         let t = r.mpcc.timing;
         println!(

@@ -24,7 +24,7 @@ mod blas;
 mod linear;
 pub mod mumps;
 pub use blas::blas_threads;
-pub use linear::{capture_kkt, ldl_factorizations, take_captured_kkt, KktSystem};
+pub use linear::{capture_kkt, ldl_work, take_captured_kkt, KktSystem, LdlWork};
 mod sys;
 
 pub use allocator::keep_freed_memory;

@@ -12,11 +12,12 @@ use fesd_kkt::{KktError, Ldl};
 use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// One KKT system as Ipopt handed it to `linear_solver = ldl`: the lower triangle by
 /// columns and the first right-hand side.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KktSystem {
     /// Order of the matrix.
     pub dim: usize,
@@ -53,15 +54,53 @@ pub fn take_captured_kkt() -> Vec<KktSystem> {
 }
 
 static LDL_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
-
 static PIVOTING_FACTORIZATIONS: AtomicUsize = AtomicUsize::new(0);
+static LDL_SOLVES: AtomicUsize = AtomicUsize::new(0);
+static DELAYED_PIVOTS: AtomicUsize = AtomicUsize::new(0);
+static QUALITY_INCREASES: AtomicUsize = AtomicUsize::new(0);
+static FACTOR_NANOS: AtomicU64 = AtomicU64::new(0);
+static SOLVE_NANOS: AtomicU64 = AtomicU64::new(0);
 
-/// Work under `linear_solver = ldl` in this process so far: (factorizations by the LDLᵀ,
-/// of which by its pivoting multifrontal factor, solves handed to Ipopt's MUMPS).
-pub fn ldl_factorizations() -> (usize, usize, usize) {
+/// Work done under `linear_solver = ldl` in this process so far (for benchmarks).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LdlWork {
+    /// Successful factorizations by the LDLᵀ.
+    pub factorizations: usize,
+    /// Of them, by its pivoting multifrontal factor.
+    pub pivoting: usize,
+    /// Solves handed to Ipopt's MUMPS.
+    pub mumps_fallback_solves: usize,
+    /// Right-hand sides solved by the LDLᵀ.
+    pub solves: usize,
+    /// Pivots the pivoting factor delayed to a parent front.
+    pub delayed_pivots: usize,
+    /// Times Ipopt asked for a more accurate factorization (`IncreaseQuality`) and got it.
+    pub quality_increases: usize,
+    /// Seconds spent factoring (failed attempts included).
+    pub factor_seconds: f64,
+    /// Seconds spent solving.
+    pub solve_seconds: f64,
+}
+
+/// The work of `linear_solver = ldl` in this process so far.
+pub fn ldl_work() -> LdlWork {
     // SAFETY: reads an atomic counter of the shim.
     let fallbacks = unsafe { crate::sys::fesd_ipopt_fallbacks() };
-    (LDL_FACTORIZATIONS.load(Ordering::Relaxed), PIVOTING_FACTORIZATIONS.load(Ordering::Relaxed), usize::try_from(fallbacks).unwrap_or(0))
+    LdlWork {
+        factorizations: LDL_FACTORIZATIONS.load(Ordering::Relaxed),
+        pivoting: PIVOTING_FACTORIZATIONS.load(Ordering::Relaxed),
+        mumps_fallback_solves: usize::try_from(fallbacks).unwrap_or(0),
+        solves: LDL_SOLVES.load(Ordering::Relaxed),
+        delayed_pivots: DELAYED_PIVOTS.load(Ordering::Relaxed),
+        quality_increases: QUALITY_INCREASES.load(Ordering::Relaxed),
+        factor_seconds: FACTOR_NANOS.load(Ordering::Relaxed) as f64 * 1e-9,
+        solve_seconds: SOLVE_NANOS.load(Ordering::Relaxed) as f64 * 1e-9,
+    }
+}
+
+/// Adds the time since `start` to `counter`.
+fn clock(counter: &AtomicU64, start: Instant) {
+    counter.fetch_add(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
 }
 
 /// One solver instance of Ipopt's.
@@ -150,7 +189,10 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
             return CALL_AGAIN;
         }
         if new_matrix != 0 {
+            let (started, delayed) = (Instant::now(), h.ldl.delayed_pivots);
             let factored = h.ldl.factor();
+            clock(&FACTOR_NANOS, started);
+            DELAYED_PIVOTS.fetch_add(h.ldl.delayed_pivots - delayed, Ordering::Relaxed);
             h.hand_over = matches!(factored, Err(KktError::TooManyDelays { .. }));
             match factored {
                 Ok(_) => {
@@ -178,7 +220,11 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
         if new_matrix != 0 {
             record(&h.ldl, rhs);
         }
-        match h.ldl.solve_in_place(rhs, nrhs) {
+        let started = Instant::now();
+        let solved = h.ldl.solve_in_place(rhs, nrhs);
+        clock(&SOLVE_NANOS, started);
+        LDL_SOLVES.fetch_add(nrhs, Ordering::Relaxed);
+        match solved {
             Ok(_) => SUCCESS,
             Err(_) => FATAL,
         }
@@ -197,6 +243,7 @@ extern "C" fn increase_quality(handle: *mut c_void) -> c_int {
     with(handle, 0, |h| {
         let raised = h.ldl.increase_quality();
         h.refactor |= raised;
+        QUALITY_INCREASES.fetch_add(usize::from(raised), Ordering::Relaxed);
         c_int::from(raised)
     })
 }

@@ -96,6 +96,9 @@ pub struct Ldl {
     symbolic: Option<SymbolicCholesky<usize>>,
     l_values: Vec<f64>,
     buffer: MemBuffer,
+    /// Scratch vectors of the solves (kept to spare allocations per call).
+    work: Vec<f64>,
+    scratch: Vec<f64>,
     /// The multifrontal analysis of the same order, built at its first use.
     pivoting: Option<Multifrontal>,
     /// Which factor the last successful factorization made.
@@ -146,6 +149,8 @@ impl Default for Ldl {
             symbolic: None,
             l_values: Vec::new(),
             buffer: MemBuffer::new(StackReq::EMPTY),
+            work: Vec::new(),
+            scratch: Vec::new(),
             pivoting: None,
             pivoted: false,
             static_failed: None,
@@ -360,25 +365,30 @@ impl Ldl {
         }
         let n = self.dim;
         let mut worst = 0.0_f64;
+        let (mut b, mut r, mut candidate, mut next) = (Vec::with_capacity(n), vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         for x in rhs.chunks_exact_mut(n) {
-            let b = x.to_vec();
+            b.clear();
+            b.extend_from_slice(x);
             let bnorm = b.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
             self.substitute(x);
-            let mut r = self.residual_vector(x, &b);
+            self.residual_into(x, &b, &mut r);
             let mut norm = max_abs(&r) / bnorm;
             for _ in 0..self.max_refinements {
                 if norm <= self.refine_tolerance {
                     break;
                 }
                 self.substitute(&mut r);
-                let candidate: Vec<f64> = x.iter().zip(&r).map(|(x, d)| x + d).collect();
-                let next = self.residual_vector(&candidate, &b);
+                for ((c, x), d) in candidate.iter_mut().zip(x.iter()).zip(&r) {
+                    *c = x + d;
+                }
+                self.residual_into(&candidate, &b, &mut next);
                 let next_norm = max_abs(&next) / bnorm;
                 if next_norm >= norm {
                     break;
                 }
                 x.copy_from_slice(&candidate);
-                (r, norm) = (next, next_norm);
+                std::mem::swap(&mut r, &mut next);
+                norm = next_norm;
                 self.refinements += 1;
             }
             worst = worst.max(norm);
@@ -390,11 +400,14 @@ impl Ldl {
     fn substitute(&mut self, x: &mut [f64]) {
         match (&self.pivoting, self.pivoted) {
             (Some(m), true) => {
-                let mut work: Vec<f64> = m.order.iter().map(|&i| x[i]).collect();
-                m.solve_permuted(&mut work);
+                let (mut work, mut scratch) = (std::mem::take(&mut self.work), std::mem::take(&mut self.scratch));
+                work.clear();
+                work.extend(m.order.iter().map(|&i| x[i]));
+                m.solve_permuted(&mut work, &mut scratch);
                 for (k, &i) in m.order.iter().enumerate() {
                     x[i] = work[k];
                 }
+                (self.work, self.scratch) = (work, scratch);
             }
             _ => {
                 let Some(symbolic) = self.symbolic.as_ref() else { return };
@@ -405,24 +418,29 @@ impl Ldl {
         }
     }
 
-    /// `b − A x` for the current values.
-    fn residual_vector(&self, x: &[f64], b: &[f64]) -> Vec<f64> {
-        let mut r = b.to_vec();
+    /// r ← `b − A x` for the current values.
+    fn residual_into(&self, x: &[f64], b: &[f64], r: &mut [f64]) {
+        r.copy_from_slice(b);
         for j in 0..self.dim {
+            let (mut rj, xj) = (r[j], x[j]);
             for p in self.col_ptr[j]..self.col_ptr[j + 1] {
                 let (i, a) = (self.row_idx[p], self.values[p]);
-                r[i] -= a * x[j];
                 if i != j {
-                    r[j] -= a * x[i];
+                    r[i] -= a * xj;
+                    rj -= a * x[i];
+                } else {
+                    rj -= a * xj;
                 }
             }
+            r[j] = rj;
         }
-        r
     }
 
     /// `‖A x − b‖∞ / max(‖b‖∞, 1)` for the current values (one right-hand side).
     pub fn residual(&self, x: &[f64], b: &[f64]) -> f64 {
-        max_abs(&self.residual_vector(x, b)) / b.iter().fold(1.0_f64, |m, v| m.max(v.abs()))
+        let mut r = vec![0.0; b.len()];
+        self.residual_into(x, b, &mut r);
+        max_abs(&r) / b.iter().fold(1.0_f64, |m, v| m.max(v.abs()))
     }
 }
 

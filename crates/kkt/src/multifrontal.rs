@@ -17,11 +17,16 @@ use crate::KktError;
 pub(crate) struct Multifrontal {
     /// Position → original row.
     pub(crate) order: Vec<usize>,
-    /// Lower triangle of the permuted matrix by columns (rows ≥ column), with the index
-    /// of each entry's value in the original pattern.
+    /// Lower triangle of the permuted matrix by columns (rows ≥ column): where each
+    /// column's entries start, and the index of each entry's value in the original pattern.
     a_ptr: Vec<usize>,
-    a_row: Vec<usize>,
     a_src: Vec<usize>,
+    /// Each entry's row and each column's position in its supernode's front, counted
+    /// past the columns delayed into it (which come first): its columns, then its rows.
+    a_loc: Vec<usize>,
+    col_loc: Vec<usize>,
+    /// The values in `a_row`'s order (gathered once per factorization).
+    a_val: Vec<f64>,
     /// Supernode → its columns (none for one merged into its parent).
     sn_cols: Vec<Vec<usize>>,
     /// Supernode → rows below its columns, ascending.
@@ -36,6 +41,10 @@ pub(crate) struct Multifrontal {
     local: Vec<usize>,
     /// The dense front being factored.
     work: Vec<f64>,
+    /// Row scales of the front being factored.
+    scale: Vec<f64>,
+    /// A child's rows as the front's local indices.
+    child_local: Vec<usize>,
     /// Delayed columns in the last factorization.
     pub(crate) delayed: usize,
 }
@@ -187,11 +196,25 @@ impl Multifrontal {
             }
             up
         };
+        let (mut a_loc, mut col_loc, mut position) = (vec![0; a_row.len()], vec![0; n], vec![usize::MAX; n]);
+        for (cols, rows) in sn_cols.iter().zip(&sn_rows).filter(|(cols, _)| !cols.is_empty()) {
+            for (t, &i) in cols.iter().chain(rows).enumerate() {
+                position[i] = t;
+            }
+            for &j in cols {
+                col_loc[j] = position[j];
+                for p in a_ptr[j]..a_ptr[j + 1] {
+                    a_loc[p] = position[a_row[p]];
+                }
+            }
+        }
         Multifrontal {
             order,
             a_ptr,
-            a_row,
             a_src,
+            a_loc,
+            col_loc,
+            a_val: Vec::new(),
             sn_cols,
             sn_rows,
             sn_children,
@@ -200,6 +223,8 @@ impl Multifrontal {
             pending: vec![Vec::new(); ns],
             local: vec![usize::MAX; n],
             work: Vec::new(),
+            scale: Vec::new(),
+            child_local: Vec::new(),
             delayed: 0,
         }
     }
@@ -224,6 +249,9 @@ impl Multifrontal {
         let ns = self.fronts.len();
         self.delayed = 0;
         let mut negative = 0;
+        let mut a_val = std::mem::take(&mut self.a_val);
+        a_val.clear();
+        a_val.extend(self.a_src.iter().map(|&p| values[p]));
         for s in 0..ns {
             if self.sn_cols[s].is_empty() {
                 continue;
@@ -234,6 +262,8 @@ impl Multifrontal {
                 let child = &self.fronts[c];
                 idx.extend_from_slice(&child.idx[child.pivots..child.pivots + child.delayed]);
             }
+            // Columns delayed into this front come first, shifting the static positions.
+            let shift = idx.len();
             idx.extend_from_slice(&self.sn_cols[s]);
             let fully_summed = idx.len();
             idx.extend_from_slice(&self.sn_rows[s]);
@@ -242,26 +272,31 @@ impl Multifrontal {
                 self.local[i] = t;
             }
             let mut front = std::mem::take(&mut self.work);
-            front.clear();
+            // Only the lower triangle is ever read: the rest may keep old values.
             front.resize(f * f, 0.0);
+            for c in 0..f {
+                front[c * f + c..(c + 1) * f].fill(0.0);
+            }
             for &j in &self.sn_cols[s] {
-                let lj = self.local[j];
-                for p in self.a_ptr[j]..self.a_ptr[j + 1] {
-                    let (li, v) = (self.local[self.a_row[p]], values[self.a_src[p]]);
+                let lj = shift + self.col_loc[j];
+                let range = self.a_ptr[j]..self.a_ptr[j + 1];
+                for (&li, &v) in self.a_loc[range.clone()].iter().zip(&a_val[range]) {
+                    let li = shift + li;
                     front[li.max(lj) + li.min(lj) * f] += v;
                 }
             }
             for &c in &self.sn_children[s] {
                 let child = &self.fronts[c];
-                let rows = &child.idx[child.pivots..];
-                let m = rows.len();
+                let local = &mut self.child_local;
+                local.clear();
+                local.extend(child.idx[child.pivots..].iter().map(|&i| self.local[i]));
+                let m = local.len();
                 let block = &self.pending[c];
                 // The child's block by its lower triangle (a ≥ b).
-                for (b, &ib) in rows.iter().enumerate() {
-                    let lb = self.local[ib];
-                    for (a, &ia) in rows.iter().enumerate().skip(b) {
-                        let la = self.local[ia];
-                        front[la.max(lb) + la.min(lb) * f] += block[a + b * m];
+                for (b, &lb) in local.iter().enumerate() {
+                    let column = &block[b * m..(b + 1) * m];
+                    for (&la, &v) in local[b..].iter().zip(&column[b..]) {
+                        front[la.max(lb) + la.min(lb) * f] += v;
                     }
                 }
             }
@@ -269,9 +304,14 @@ impl Multifrontal {
                 self.local[i] = usize::MAX;
             }
             let root = self.sn_parent[s] == usize::MAX;
-            let mut scale: Vec<f64> = idx.iter().map(|&i| row_max[self.order[i]]).collect();
+            let mut scale = std::mem::take(&mut self.scale);
+            scale.clear();
+            scale.extend(idx.iter().map(|&i| row_max[self.order[i]]));
             let how = Pivoting { f, fully_summed, u, tolerance, root };
-            let done = eliminate(&mut front, &mut idx, &mut scale, how)?;
+            let (mut d, mut off) = (std::mem::take(&mut self.fronts[s].d), std::mem::take(&mut self.fronts[s].off));
+            let done = eliminate(&mut front, &mut idx, &mut scale, &mut d, &mut off, how);
+            self.scale = scale;
+            let done = done?;
             self.delayed += fully_summed - done.pivots;
             if self.delayed > max_delayed {
                 self.work = front;
@@ -291,72 +331,97 @@ impl Multifrontal {
             let fr = &mut self.fronts[s];
             fr.l.clear();
             fr.l.extend_from_slice(&front[..done.pivots * f]);
-            (fr.idx, fr.pivots, fr.delayed, fr.d, fr.off) = (idx, done.pivots, delayed, done.d, done.off);
+            (fr.idx, fr.pivots, fr.delayed, fr.d, fr.off) = (idx, done.pivots, delayed, d, off);
             self.work = front;
         }
+        self.a_val = a_val;
         Ok(negative)
     }
 
-    /// x ← A⁻¹ x in the permuted order.
-    pub(crate) fn solve_permuted(&self, x: &mut [f64]) {
-        // Each front's entries gathered into one dense vector, worked on, scattered back.
-        let mut y = Vec::new();
-        for fr in self.fronts.iter().filter(|fr| fr.pivots > 0) {
-            let f = fr.idx.len();
-            y.clear();
-            y.extend(fr.idx.iter().map(|&i| x[i]));
-            let mut j = 0;
-            while j < fr.pivots {
-                let size = if fr.off[j] != 0.0 { 2 } else { 1 };
-                for c in j..j + size {
-                    let yc = y[c];
-                    if yc != 0.0 {
-                        let column = &fr.l[c * f..(c + 1) * f];
-                        for (yi, li) in y[j + size..].iter_mut().zip(&column[j + size..]) {
-                            *yi -= li * yc;
-                        }
-                    }
-                }
-                if size == 2 {
-                    let (a, b, d) = (fr.d[j], fr.off[j], fr.d[j + 1]);
-                    let det = a * d - b * b;
-                    let (p, q) = (y[j], y[j + 1]);
-                    (y[j], y[j + 1]) = ((d * p - b * q) / det, (a * q - b * p) / det);
-                } else {
-                    y[j] /= fr.d[j];
-                }
-                j += size;
-            }
-            for (&i, &v) in fr.idx.iter().zip(&y) {
-                x[i] = v;
-            }
+    /// x ← A⁻¹ x in the permuted order; `y` is scratch space.
+    pub(crate) fn solve_permuted(&self, x: &mut [f64], y: &mut Vec<f64>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has AVX2 and FMA (checked just above).
+            return unsafe { solve_avx2(&self.fronts, x, y) };
         }
-        for fr in self.fronts.iter().rev().filter(|fr| fr.pivots > 0) {
-            let f = fr.idx.len();
-            y.clear();
-            y.extend(fr.idx.iter().map(|&i| x[i]));
-            let mut j = fr.pivots;
-            while j > 0 {
-                let size = if j >= 2 && fr.off[j - 2] != 0.0 { 2 } else { 1 };
-                j -= size;
-                for c in j..j + size {
-                    let column = &fr.l[c * f..(c + 1) * f];
-                    let s: f64 = y[j + size..].iter().zip(&column[j + size..]).map(|(y, l)| y * l).sum();
-                    y[c] -= s;
+        solve_body(&self.fronts, x, y)
+    }
+}
+
+/// [`solve_body`] compiled for AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn solve_avx2(fronts: &[Front], x: &mut [f64], y: &mut Vec<f64>) {
+    solve_body(fronts, x, y)
+}
+
+/// Forward substitution with L and D, then backward with Lᵀ, front by front: each
+/// front's entries gathered into one dense vector, worked on, scattered back.
+#[inline(always)]
+fn solve_body(fronts: &[Front], x: &mut [f64], y: &mut Vec<f64>) {
+    for fr in fronts.iter().filter(|fr| fr.pivots > 0) {
+        let f = fr.idx.len();
+        y.clear();
+        y.extend(fr.idx.iter().map(|&i| x[i]));
+        let mut j = 0;
+        while j < fr.pivots {
+            let size = if fr.off[j] != 0.0 { 2 } else { 1 };
+            for c in j..j + size {
+                let yc = y[c];
+                if yc != 0.0 {
+                    axpy(-yc, &fr.l[c * f + j + size..(c + 1) * f], &mut y[j + size..]);
                 }
             }
-            for (&i, &v) in fr.idx[..fr.pivots].iter().zip(&y) {
-                x[i] = v;
+            if size == 2 {
+                let (a, b, d) = (fr.d[j], fr.off[j], fr.d[j + 1]);
+                let det = a * d - b * b;
+                let (p, q) = (y[j], y[j + 1]);
+                (y[j], y[j + 1]) = ((d * p - b * q) / det, (a * q - b * p) / det);
+            } else {
+                y[j] /= fr.d[j];
             }
+            j += size;
+        }
+        for (&i, &v) in fr.idx.iter().zip(y.iter()) {
+            x[i] = v;
         }
     }
+    for fr in fronts.iter().rev().filter(|fr| fr.pivots > 0) {
+        let f = fr.idx.len();
+        y.clear();
+        y.extend(fr.idx.iter().map(|&i| x[i]));
+        let mut j = fr.pivots;
+        while j > 0 {
+            let size = if j >= 2 && fr.off[j - 2] != 0.0 { 2 } else { 1 };
+            j -= size;
+            for c in j..j + size {
+                y[c] -= dot(&y[j + size..], &fr.l[c * f + j + size..(c + 1) * f]);
+            }
+        }
+        for (&i, &v) in fr.idx[..fr.pivots].iter().zip(y.iter()) {
+            x[i] = v;
+        }
+    }
+}
+
+/// y ← y + a x (over the shorter of the two).
+#[inline(always)]
+fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
+}
+
+/// Σ x_i y_i, summed in order (over the shorter of the two).
+#[inline(always)]
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| a * b).sum()
 }
 
 struct Eliminated {
     pivots: usize,
     negative: usize,
-    d: Vec<f64>,
-    off: Vec<f64>,
 }
 
 /// How one front is eliminated: its order `f`, its fully summed columns (the first
@@ -374,27 +439,53 @@ struct Pivoting {
 /// Partial LDLᵀ of a dense symmetric front (f × f, column-major, its lower triangle) over
 /// its fully summed columns with threshold pivoting; pivots are moved to the front's
 /// start (`idx` and `scale` permuted alike). L overwrites the pivots' columns below the
-/// diagonal; the trailing block becomes the contribution block.
-fn eliminate(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: Pivoting) -> Result<Eliminated, KktError> {
+/// diagonal; the trailing block becomes the contribution block. D's diagonal goes to
+/// `d`, each 2×2 block's off-diagonal entry to `off` at the block's first pivot (0
+/// elsewhere), one entry per pivot.
+fn eliminate(
+    front: &mut [f64],
+    idx: &mut [usize],
+    scale: &mut [f64],
+    d: &mut Vec<f64>,
+    off: &mut Vec<f64>,
+    how: Pivoting,
+) -> Result<Eliminated, KktError> {
+    d.clear();
+    d.resize(how.fully_summed, 0.0);
+    off.clear();
+    off.resize(how.fully_summed, 0.0);
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA (checked just above).
-        return unsafe { eliminate_avx2(front, idx, scale, how) };
+        return unsafe { eliminate_avx2(front, idx, scale, d, off, how) };
     }
-    eliminate_body(front, idx, scale, how)
+    eliminate_body(front, idx, scale, d, off, how)
 }
 
 /// [`eliminate_body`] compiled for AVX2 and FMA (the rank-one updates vectorize 4 wide).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn eliminate_avx2(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: Pivoting) -> Result<Eliminated, KktError> {
-    eliminate_body(front, idx, scale, how)
+unsafe fn eliminate_avx2(
+    front: &mut [f64],
+    idx: &mut [usize],
+    scale: &mut [f64],
+    d: &mut Vec<f64>,
+    off: &mut Vec<f64>,
+    how: Pivoting,
+) -> Result<Eliminated, KktError> {
+    eliminate_body(front, idx, scale, d, off, how)
 }
 
 #[inline(always)]
-fn eliminate_body(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: Pivoting) -> Result<Eliminated, KktError> {
+fn eliminate_body(
+    front: &mut [f64],
+    idx: &mut [usize],
+    scale: &mut [f64],
+    d: &mut Vec<f64>,
+    off: &mut Vec<f64>,
+    how: Pivoting,
+) -> Result<Eliminated, KktError> {
     let Pivoting { f, fully_summed, u, tolerance, root } = how;
-    let (mut d, mut off) = (vec![0.0; fully_summed], vec![0.0; fully_summed]);
     let mut negative = 0;
     let mut j = 0;
     // Entry (i, c) of the symmetric front, stored by its lower triangle.
@@ -522,7 +613,7 @@ fn eliminate_body(front: &mut [f64], idx: &mut [usize], scale: &mut [f64], how: 
     }
     d.truncate(j);
     off.truncate(j);
-    Ok(Eliminated { pivots: j, negative, d, off })
+    Ok(Eliminated { pivots: j, negative })
 }
 
 /// The largest |v| (0 for none).
