@@ -10,7 +10,7 @@
 //!
 //! Per matrix it prints rows, nonzeros, factor nonzeros, times (analysis / factor /
 //! solve, ms; factor and solve the best of `repeat` runs, default 5, for both solvers),
-//! the relative residual ‖Kx − b‖∞/‖b‖∞ and the negative eigenvalues of
+//! the pivots the LDLᵀ delayed to a parent front, the relative residual ‖Kx − b‖∞/‖b‖∞ and the negative eigenvalues of
 //! both; at the end `kkt_median_time_ratio` (ldl/MUMPS, factor + solve),
 //! `kkt_inertia_mismatches`, `kkt_max_residual` (ldl) and `kkt_matrices`.
 //!
@@ -90,10 +90,12 @@ fn compare(k: &KktSystem, repeat: usize) -> Result<Row, Box<dyn std::error::Erro
     ldl.values_mut().copy_from_slice(&k.values);
     let _ = ldl.factor();
     let ldl_analysis = ms(t);
+    let delayed_before = ldl.delayed_pivots;
     let (ldl_factor, ldl_neg) = best_of(repeat, || {
         ldl.values_mut().copy_from_slice(&k.values);
         ldl.factor()
     });
+    let delayed = (ldl.delayed_pivots - delayed_before) / repeat.max(1);
     let (ldl_solve, (ldl_solved, x)) = best_of(repeat, || {
         let mut x = k.rhs.clone();
         (ldl_neg.is_ok() && ldl.solve_in_place(&mut x, 1).is_ok(), x)
@@ -116,7 +118,7 @@ fn compare(k: &KktSystem, repeat: usize) -> Result<Row, Box<dyn std::error::Erro
     let nnz = k.row_idx.len();
     let ldl_neg_text = ldl_neg.as_ref().map(|n| n.to_string()).unwrap_or_else(|e| format!("({e})"));
     println!(
-        "{:>6} {:>8} {:>9} {:>9} | {:>6.2} {:>6.2} {:>6.2} {:>9.1e} {:>6} | {:>6.2} {:>6.2} {:>6.2} {:>9.1e} {:>6}",
+        "{:>6} {:>8} {:>9} {:>9} | {:>6.2} {:>6.2} {:>6.2} {:>9.1e} {:>6} {:>7} | {:>6.2} {:>6.2} {:>6.2} {:>9.1e} {:>6}",
         k.dim,
         nnz,
         ldl.factor_nonzeros(),
@@ -126,6 +128,7 @@ fn compare(k: &KktSystem, repeat: usize) -> Result<Row, Box<dyn std::error::Erro
         ldl_solve,
         ldl_res,
         ldl_neg_text,
+        delayed,
         mumps_analysis,
         mumps_factor,
         mumps_solve,
@@ -173,7 +176,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             systems
         };
         println!(
-            "{:>6} {:>8} {:>9} {:>9} | {:>6} {:>6} {:>6} {:>9} {:>6} | {:>6} {:>6} {:>6} {:>9} {:>6}",
+            "{:>6} {:>8} {:>9} {:>9} | {:>6} {:>6} {:>6} {:>9} {:>6} {:>7} | {:>6} {:>6} {:>6} {:>9} {:>6}",
             "rows",
             "nnz",
             "L nnz",
@@ -183,6 +186,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "solve",
             "residual",
             "neg",
+            "delayed",
             "MUMPS an",
             "fact",
             "solve",

@@ -43,7 +43,8 @@ thread_local! {
 }
 
 /// Records every `every`-th KKT system that `linear_solver = ldl` factors on this
-/// thread, at most `max`, until [`take_captured_kkt`] (for benchmarks).
+/// thread (those with the wrong inertia too), at most `max`, until
+/// [`take_captured_kkt`] (for benchmarks).
 pub fn capture_kkt(every: usize, max: usize) {
     CAPTURE.with(|c| *c.borrow_mut() = Some(Capture { every: every.max(1), max, seen: 0, systems: Vec::new() }));
 }
@@ -208,9 +209,6 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
         } else if !h.ldl.is_factored() {
             return SINGULAR;
         }
-        if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(h.ldl.negative_eigenvalues()) {
-            return WRONG_INERTIA;
-        }
         let (Ok(nrhs), dim) = (usize::try_from(nrhs), h.ldl.dim()) else { return FATAL };
         if rhs.is_null() && nrhs * dim > 0 {
             return FATAL;
@@ -219,6 +217,9 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
         let rhs = if nrhs * dim == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(rhs, nrhs * dim) } };
         if new_matrix != 0 {
             record(&h.ldl, rhs);
+        }
+        if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(h.ldl.negative_eigenvalues()) {
+            return WRONG_INERTIA;
         }
         let started = Instant::now();
         let solved = h.ldl.solve_in_place(rhs, nrhs);
