@@ -98,13 +98,20 @@ const LICENSES: [(&str, &str); 6] = [
     ("libz", "libz-external"),
 ];
 
-/// Exports `ocp` as described in the crate docs.
-pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Exported<M>> {
-    let name = opts.name.as_str();
+/// A solver of `ocp` whose kernels are the compiled module `name` (compiled now if the
+/// cache lacks it).
+fn compiled_solver<M: ModelKind>(ocp: &Ocp<M>, name: &str) -> Result<OcpSolver<M>> {
     let mut solver = OcpSolver::with_module(ocp, &fesd_mpcc::CompileOptions::default(), name)?;
     if !solver.wait_for_compiled_kernels() {
         return Err(ExportError::Runtime("the OCP's kernels could not be compiled".into()));
     }
+    Ok(solver)
+}
+
+/// Exports `ocp` as described in the crate docs.
+pub fn export_ocp<M: ModelKind>(ocp: &Ocp<M>, opts: &ExportOptions) -> Result<Exported<M>> {
+    let name = opts.name.as_str();
+    let solver = compiled_solver(ocp, name)?;
     let module =
         solver.mpcc_solver().library_path().map(Path::to_path_buf).ok_or_else(|| ExportError::Runtime("no compiled module".into()))?;
     let module_dir = module.parent().unwrap_or(Path::new("."));
@@ -278,11 +285,7 @@ pub fn measure<M: ModelKind>(exported: &Exported<M>, ocp: &Ocp<M>) -> Result<Tim
     let (c_solve_s, c_solve_tuned_s) = (figure("solve_s_median")?, figure("solve_s_median_tuned")?);
     let mut rust = Vec::new();
     for _ in 0..5 {
-        let mut solver = OcpSolver::with_module(ocp, &fesd_mpcc::CompileOptions::default(), &exported.name)?;
-        if !solver.wait_for_compiled_kernels() {
-            return Err(ExportError::Runtime("the OCP's kernels could not be compiled".into()));
-        }
-        rust.push(solver.solve()?.mpcc.timing.total);
+        rust.push(compiled_solver(ocp, &exported.name)?.solve()?.mpcc.timing.total);
     }
     rust.sort_by(f64::total_cmp);
     let t = Timings { make_s, create_ms, c_solve_s, c_solve_tuned_s, rust_solve_s: rust[2], ipopt_iterations: iterations as usize };
