@@ -152,6 +152,11 @@ struct MpccArgs {
     /// branch when the homotopy stops above comp_tol (0: off).
     #[arg(long = "phase-one-radius", default_value_t = 1.0)]
     phase_one_radius: f64,
+    /// No direct-steering homotopy after an elastic one whose point phase I finds
+    /// locally infeasible (by default one follows, from the initial guess, within the
+    /// first run's Ipopt iterations).
+    #[arg(long = "no-direct-fallback")]
+    no_direct_fallback: bool,
     /// Recovery attempts after a failed NLP.
     #[arg(long = "max-recoveries", default_value_t = 3)]
     max_recoveries: usize,
@@ -285,6 +290,7 @@ fn run_mpcc(args: &MpccArgs, started: std::time::Instant) -> Result<bool, Box<dy
         verbosity: args.verbose,
         ipopt: args.ipopt.iter().map(|(k, v)| (k.clone(), OptionValue::parse_for(k, v))).collect(),
         phase_one_radius: args.phase_one_radius,
+        direct_fallback: !args.no_direct_fallback,
         ..HomotopyOptions::default()
     };
     let compile = CompileOptions { opt_level: OptLevel::from_number(args.opt_level), ..CompileOptions::default() };

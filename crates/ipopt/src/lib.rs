@@ -799,6 +799,17 @@ impl IpoptSolver {
         &self.structure
     }
 
+    /// Replaces the variable bounds (validated as at [`IpoptSolver::new`]; on an error
+    /// the old ones stay); the next solve sets Ipopt's problem up anew. A variable with
+    /// equal bounds is fixed (Ipopt's `fixed_variable_treatment`).
+    pub fn set_variable_bounds(&mut self, x_l: Vec<f64>, x_u: Vec<f64>) -> Result<(), IpoptError> {
+        let candidate = NlpStructure { x_l, x_u, ..self.structure.clone() };
+        candidate.validate()?;
+        self.structure = candidate;
+        *self.problem.get_mut() = None;
+        Ok(())
+    }
+
     /// Sets an Ipopt option (string, integer or number); checked by Ipopt at solve time.
     pub fn set_option(&mut self, name: &str, value: impl Into<OptionValue>) -> &mut Self {
         let value = value.into();

@@ -309,7 +309,8 @@ impl Multifrontal {
             scale.extend(idx.iter().map(|&i| row_max[self.order[i]]));
             let how = Pivoting { f, fully_summed, u, tolerance, root };
             let (mut d, mut off) = (std::mem::take(&mut self.fronts[s].d), std::mem::take(&mut self.fronts[s].off));
-            let done = eliminate(&mut front, &mut idx, &mut scale, &mut d, &mut off, how);
+            let work = FrontWork { front: &mut front, idx: &mut idx, scale: &mut scale, d: &mut d, off: &mut off };
+            let done = eliminate(work, how);
             self.scale = scale;
             let done = done?;
             self.delayed += fully_summed - done.pivots;
@@ -442,49 +443,39 @@ struct Pivoting {
 /// diagonal; the trailing block becomes the contribution block. D's diagonal goes to
 /// `d`, each 2×2 block's off-diagonal entry to `off` at the block's first pivot (0
 /// elsewhere), one entry per pivot.
-fn eliminate(
-    front: &mut [f64],
-    idx: &mut [usize],
-    scale: &mut [f64],
-    d: &mut Vec<f64>,
-    off: &mut Vec<f64>,
-    how: Pivoting,
-) -> Result<Eliminated, KktError> {
-    d.clear();
-    d.resize(how.fully_summed, 0.0);
-    off.clear();
-    off.resize(how.fully_summed, 0.0);
+fn eliminate(w: FrontWork, how: Pivoting) -> Result<Eliminated, KktError> {
+    for v in [&mut *w.d, &mut *w.off] {
+        v.clear();
+        v.resize(how.fully_summed, 0.0);
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA (checked just above).
-        return unsafe { eliminate_avx2(front, idx, scale, d, off, how) };
+        return unsafe { eliminate_avx2(w, how) };
     }
-    eliminate_body(front, idx, scale, d, off, how)
+    eliminate_body(w, how)
+}
+
+/// What one front's elimination works on: the front, its indices and row scales, and
+/// D's diagonal and 2×2 off-diagonal entries (see [`eliminate`]).
+struct FrontWork<'a> {
+    front: &'a mut [f64],
+    idx: &'a mut [usize],
+    scale: &'a mut [f64],
+    d: &'a mut Vec<f64>,
+    off: &'a mut Vec<f64>,
 }
 
 /// [`eliminate_body`] compiled for AVX2 and FMA (the rank-one updates vectorize 4 wide).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn eliminate_avx2(
-    front: &mut [f64],
-    idx: &mut [usize],
-    scale: &mut [f64],
-    d: &mut Vec<f64>,
-    off: &mut Vec<f64>,
-    how: Pivoting,
-) -> Result<Eliminated, KktError> {
-    eliminate_body(front, idx, scale, d, off, how)
+unsafe fn eliminate_avx2(w: FrontWork, how: Pivoting) -> Result<Eliminated, KktError> {
+    eliminate_body(w, how)
 }
 
 #[inline(always)]
-fn eliminate_body(
-    front: &mut [f64],
-    idx: &mut [usize],
-    scale: &mut [f64],
-    d: &mut Vec<f64>,
-    off: &mut Vec<f64>,
-    how: Pivoting,
-) -> Result<Eliminated, KktError> {
+fn eliminate_body(w: FrontWork, how: Pivoting) -> Result<Eliminated, KktError> {
+    let FrontWork { front, idx, scale, d, off } = w;
     let Pivoting { f, fully_summed, u, tolerance, root } = how;
     let mut negative = 0;
     let mut j = 0;

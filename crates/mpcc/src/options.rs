@@ -300,6 +300,15 @@ pub struct HomotopyOptions {
     /// hysteresis car of the larger NOSBENCH set: seven NLPs at 3.89e-2). Evidence:
     /// `docs/evidence/mpcc.md`, "stalled_steps".
     pub stalled_steps: usize,
+    /// After a homotopy with elastic steering whose point the finish's phase I finds
+    /// locally infeasible (the elastic slack stuck at a local minimum of the penalty), run
+    /// nosnoc's direct Scholtes homotopy from the initial guess — `G_i H_i ≤ σ` with the
+    /// same kernels (the slacks fixed at σ), σ_0 = 1, κ = 0.1 — within as many Ipopt
+    /// iterations as the first run took, then the finish; its result is taken if it
+    /// converges (default true). Direct steering keeps complementarity relaxed by σ only,
+    /// from the first NLP on, and reaches feasible points the elastic path left behind.
+    /// Evidence: `docs/evidence/mpcc.md`, "direct_fallback".
+    pub direct_fallback: bool,
     /// The homotopy hands over to the active-set finish once `max_i |G_i H_i|` is at most
     /// this (default 1e-7); a value ≤ comp_tol runs the homotopy to the end first.
     /// Evidence: `docs/evidence/mpcc.md`, "The active-set finish".
@@ -398,6 +407,7 @@ impl Default for HomotopyOptions {
             stall_step: 0.05,
             stall_warmup: 10,
             stalled_steps: 3,
+            direct_fallback: true,
             finish_handover: 1e-7,
             finish_resumes: 0,
             active_set_tol: 1e-6,

@@ -7,7 +7,7 @@ mod symbolic;
 use crate::error::{MpccError, Result};
 use crate::finish::BranchNlp;
 use crate::ipopt_setup::{max_abs, set_common_ipopt_options};
-use crate::options::{Formulation, HomotopyOptions};
+use crate::options::{steps_from_to, Formulation, HomotopyOptions, Steering};
 use crate::problem::MpccData;
 use crate::record::MpccRecord;
 use crate::relax::{NlpBounds, RelaxedLayout};
@@ -41,6 +41,8 @@ struct Resume {
     n_steps: usize,
     kappa: f64,
     exponent: f64,
+    /// The direct-steering fallback's run, with the Ipopt iterations it has left.
+    direct_budget: Option<usize>,
 }
 
 /// An MPCC compiled once, solvable many times (new parameters, new initial guesses)
@@ -51,6 +53,9 @@ pub struct MpccSolver {
     ipopt: IpoptSolver,
     /// The same with small warm-start pushes, for starts that carry duals.
     ipopt_warm: IpoptSolver,
+    /// Both, with the slacks' bounds fixed at σ by the direct-steering fallback (made at
+    /// its first use).
+    ipopt_direct: Option<(IpoptSolver, IpoptSolver)>,
     /// The NLP of the active-set finish (built when `active_set_finish` is on).
     branch: Option<BranchNlp>,
     /// Where a homotopy that handed over to the finish would go on.
@@ -130,6 +135,7 @@ impl MpccSolver {
             compiled,
             ipopt,
             ipopt_warm,
+            ipopt_direct: None,
             branch,
             handed_over: None,
             last_point: None,
@@ -294,6 +300,7 @@ impl MpccSolver {
             || opts.reuse_hessian_perturbation != self.opts.reuse_hessian_perturbation;
         if ipopt_changed {
             (self.ipopt, self.ipopt_warm) = configured_ipopt(self.ipopt.structure().clone(), &opts)?;
+            self.ipopt_direct = None;
         }
         self.opts = opts;
         Ok(())
@@ -503,20 +510,67 @@ impl MpccSolver {
     /// With the active-set finish on, the homotopy hands over to it as soon as
     /// `max_i |G_i H_i| ≤ finish_handover`; if the finish cannot make that point exact
     /// and certified, the homotopy runs to the end and the finish is tried there.
+    ///
+    /// With elastic steering and [`HomotopyOptions::direct_fallback`], a point the
+    /// finish finds locally infeasible is followed by a direct-steering homotopy from the
+    /// initial guess.
     pub fn solve(&mut self) -> MpccResult {
         self.handed_over = None;
         // The branch NLP exists exactly where the formulation asks for the finish.
         let finishing = self.branch.is_some();
         let handover = finishing.then_some(self.opts.finish_handover).filter(|&h| h > self.opts.comp_tol);
         let homotopy = self.run_homotopy_with_fallback(handover);
+        let result = self.finish_or_go_on(homotopy);
+        self.direct_fallback(result, handover)
+    }
+
+    /// The finish on a homotopy's result; where it did not certify a point the homotopy
+    /// handed over, the homotopy goes on from there and the finish runs again at its end.
+    fn finish_or_go_on(&mut self, homotopy: MpccResult) -> MpccResult {
         let first = self.finish(homotopy);
-        if handover.is_none() || first.status.is_converged() {
+        if first.status.is_converged() {
             return first;
         }
         let Some(resume) = self.handed_over.take() else { return first };
         let homotopy = self.run_homotopy(None, Some(resume));
         let second = self.finish(homotopy);
         merge(first, second, "the finish did not certify the handed-over point; the homotopy went on from it")
+    }
+
+    /// [`HomotopyOptions::direct_fallback`]: after an elastic homotopy that ended at a
+    /// locally infeasible point, direct steering from the initial guess within as many
+    /// Ipopt iterations (and the finish where it hands a point over); its result if it
+    /// converged, else `result` (with both tables).
+    fn direct_fallback(&mut self, result: MpccResult, handover: Option<f64>) -> MpccResult {
+        let infeasible = result.finish.as_ref().is_some_and(|f| f.stationarity == Stationarity::LocallyInfeasible);
+        let elastic = self.formulation.steering != Steering::Direct && self.record.layout.n_slack > 0;
+        if !(self.opts.direct_fallback && elastic && infeasible && !result.status.is_converged()) {
+            return result;
+        }
+        let (sigma, kappa) = (1.0, 0.1);
+        let start = Resume {
+            x: self.initial_point(sigma),
+            sigma,
+            k: 0,
+            n_steps: steps_from_to(sigma, self.opts.sigma_final(), kappa, 1.0),
+            kappa,
+            exponent: 1.0,
+            direct_budget: Some(result.total_iterations.max(1)),
+        };
+        self.handed_over = None;
+        let first_point = self.last_point.clone();
+        let homotopy = self.run_homotopy(handover, Some(start));
+        // The finish only for a point this run brought close to complementarity (its
+        // phase I on a failed run would search again where the first run's found nothing).
+        let close = homotopy.status.is_converged() || self.handed_over.is_some();
+        let second = if close { self.finish_or_go_on(homotopy) } else { homotopy };
+        let keep_second = second.status.is_converged();
+        if !keep_second {
+            // A warm re-solve starts from the first run's last NLP, as without the fallback.
+            self.last_point = first_point;
+        }
+        let note = "the elastic homotopy ended at a locally infeasible point; direct steering (G_i H_i <= sigma from sigma = 1) from the initial guess (direct_fallback)";
+        combine(result, second, note, keep_second)
     }
 
     /// The active-set finish on the homotopy's result (when enabled): the returned point
@@ -642,6 +696,13 @@ fn configured_ipopt(structure: ipopt::NlpStructure, opts: &HomotopyOptions) -> R
 /// One result from two runs: the second's outcome if it converged or got closer, the
 /// tables, messages, iterations and times of both.
 fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
+    let keep_second = second.status.is_converged() || second.comp_residual <= first.comp_residual;
+    combine(first, second, note, keep_second)
+}
+
+/// One result from two runs: the outcome of the second if `keep_second`, else of the
+/// first; the tables, messages, iterations and times of both.
+fn combine(first: MpccResult, second: MpccResult, note: &str, keep_second: bool) -> MpccResult {
     let mut messages = first.messages.clone();
     messages.push(note.to_string());
     messages.extend(second.messages.iter().cloned());
@@ -657,7 +718,7 @@ fn merge(first: MpccResult, second: MpccResult, note: &str) -> MpccResult {
         first_iteration: a.first_iteration,
     };
     let total_iterations = first.total_iterations + second.total_iterations;
-    let chosen = if second.status.is_converged() || second.comp_residual <= first.comp_residual { second } else { first };
+    let chosen = if keep_second { second } else { first };
     MpccResult { total_iterations, steps, messages, timing, ..chosen }
 }
 

@@ -188,7 +188,8 @@ fn phase_one_reports_a_locally_infeasible_mpcc() {
 /// The same infeasible MPCC with the default schedule: from σ = 1e-4 on every NLP ends
 /// at the same residual x y = 1, so the homotopy stops after `stalled_steps` = 3 such
 /// NLPs (9 of its 13, the last at σ = 1e-6) and phase I reports local infeasibility;
-/// with `stalled_steps` = 0 all 13 run, to the same verdict.
+/// with `stalled_steps` = 0 all 13 run, to the same verdict (both without the
+/// direct-steering fallback, which then fails too: the MPCC is infeasible).
 #[test]
 fn a_stalled_residual_ends_the_homotopy() {
     let w = SX::sym("w", 2);
@@ -196,17 +197,24 @@ fn a_stalled_residual_ends_the_homotopy() {
     let mut m = Mpcc::new(w, &x + &y, x, y);
     m.lbw = vec![1.0, 1.0];
     m.w0 = vec![1.5, 1.5];
-    let stopped = MpccSolver::new(&m, HomotopyOptions::default()).unwrap().solve();
+    let elastic_only = HomotopyOptions { direct_fallback: false, ..HomotopyOptions::default() };
+    let stopped = MpccSolver::new(&m, elastic_only.clone()).unwrap().solve();
     let sigmas: Vec<f64> = stopped.steps.iter().map(|s| s.sigma).collect();
     println!("{sigmas:?} {:?}", stopped.messages);
     assert_eq!(stopped.steps.len(), 9);
     assert!((sigmas[8] / 1e-6 - 1.0).abs() < 1e-9, "last sigma {}", sigmas[8]);
     assert!(stopped.messages.iter().any(|m| m.contains("stalled_steps")), "{:?}", stopped.messages);
     assert_eq!(stopped.finish.as_ref().unwrap().stationarity, Stationarity::LocallyInfeasible);
-    let all = MpccSolver::new(&m, HomotopyOptions { stalled_steps: 0, ..HomotopyOptions::default() }).unwrap().solve();
+    let all = MpccSolver::new(&m, HomotopyOptions { stalled_steps: 0, ..elastic_only }).unwrap().solve();
     assert_eq!(all.steps.len(), 13);
     assert!(!all.messages.iter().any(|m| m.contains("stalled_steps")), "{:?}", all.messages);
     assert_eq!(all.finish.as_ref().unwrap().stationarity, Stationarity::LocallyInfeasible);
+    // With the fallback: its NLPs follow, the verdict and the point stay the first run's.
+    let fallback = MpccSolver::new(&m, HomotopyOptions::default()).unwrap().solve();
+    assert!(fallback.steps.len() > 9 && fallback.steps[9..].iter().all(|s| s.recovery), "{:?}", fallback.steps);
+    assert!(fallback.messages.iter().any(|m| m.contains("direct_fallback")), "{:?}", fallback.messages);
+    assert_eq!(fallback.finish.as_ref().unwrap().stationarity, Stationarity::LocallyInfeasible);
+    assert_eq!(fallback.w, stopped.w);
 }
 
 /// min 10⁴ ((x − 0.005)² + (y − 0.005)²) s.t. 0 ≤ x ⊥ y ≥ 0 with comp_tol = 1e-4: the

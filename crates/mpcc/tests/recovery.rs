@@ -65,3 +65,40 @@ fn dual_warm_start_converges_to_the_same_point() {
     assert!(d <= 1e-6);
     println!("iterations: primal warm start {}, primal-dual {}", cold.total_iterations, warm.total_iterations);
 }
+
+/// min 0.01 (x − 2)² s.t. y = (x − 2)² + 0.1, 0 ≤ x ⊥ y ≥ 0, from x = 0.1: y > 0 always,
+/// so x = 0 is the only feasible point (f = 0.04). `x y = x ((x − 2)² + 0.1)` has a
+/// local minimum of 0.199 near x = 1.97, where the objective pulls: the elastic homotopy
+/// (weak penalty first) ends there and phase I finds no feasible branch nearby. Direct
+/// steering keeps `x y ≤ σ` from σ = 1 on (x ≤ 0.36 at σ = 1) and reaches x = 0.
+fn pulled_past_a_local_minimum_of_the_products() -> Mpcc {
+    let w = SX::sym("w", 2);
+    let (x, y) = (w.at(0).unwrap(), w.at(1).unwrap());
+    let h = (&x - 2.0).powf(2.0) + 0.1;
+    let mut mpcc = Mpcc::new(w.clone(), 0.01 * (&x - 2.0).powf(2.0), x.clone(), y.clone());
+    mpcc.g = &y - &h;
+    mpcc.lbg = vec![0.0];
+    mpcc.ubg = vec![0.0];
+    mpcc.w0 = vec![0.1, 3.71];
+    mpcc
+}
+
+#[test]
+fn a_locally_infeasible_elastic_end_is_followed_by_direct_steering() {
+    let mpcc = pulled_past_a_local_minimum_of_the_products();
+    let without = HomotopyOptions { direct_fallback: false, ..HomotopyOptions::default() };
+    let r = MpccSolver::new(&mpcc, without).unwrap().solve();
+    assert!(!r.status.is_converged(), "{:?} {:?}", r.status, r.w);
+    assert_eq!(r.finish.as_ref().map(|f| f.stationarity), Some(Stationarity::LocallyInfeasible), "{:?}", r.messages);
+    assert!((r.w[0] - 1.97).abs() < 0.05, "stuck near the local minimum of x y: {:?}", r.w);
+    let first_iterations = r.total_iterations;
+
+    let r = MpccSolver::new(&mpcc, HomotopyOptions::default()).unwrap().solve();
+    assert_eq!(r.status, MpccStatus::Converged, "{:?}", r.messages);
+    assert!(r.w[0].abs() < 1e-8 && (r.w[1] - 4.1).abs() < 1e-6, "{:?}", r.w);
+    assert!((r.objective - 0.04).abs() < 1e-6, "{}", r.objective);
+    assert!(r.messages.iter().any(|m| m.contains("direct_fallback")), "{:?}", r.messages);
+    // Within the first run's iterations (its own and the fallback's, the finish's beside).
+    let fallback: usize = r.steps.iter().filter(|s| s.recovery).map(|s| s.iterations).sum();
+    assert!(fallback <= first_iterations, "{fallback} > {first_iterations}");
+}

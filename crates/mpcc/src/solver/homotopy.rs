@@ -39,6 +39,9 @@ struct Run {
     previous_residual: f64,
     /// The next NLP is a recovery's.
     recovery: bool,
+    /// Direct steering with the elastic kernels (the slacks fixed at σ), with the Ipopt
+    /// iterations left to this run: [`HomotopyOptions::direct_fallback`].
+    direct_budget: Option<usize>,
     /// After a failure of a dual warm start: solve the same NLP from the primal point only.
     force_cold: bool,
     status: MpccStatus,
@@ -72,9 +75,16 @@ impl MpccSolver {
             self.print_header(run.n_steps);
         }
         while run.k < run.n_steps {
+            if run.direct_budget == Some(0) {
+                run.messages.push(format!("step {}: the direct-steering fallback used its Ipopt iterations (direct_fallback)", run.k));
+                break;
+            }
             let t_step = Instant::now();
             let Some(attempt) = self.attempt(&mut run) else { break };
             let residual = self.record_step(&mut run, &attempt, t_step);
+            if let Some(left) = run.direct_budget.as_mut() {
+                *left = left.saturating_sub(attempt.sol.iterations);
+            }
             if !attempt.sol.status.is_success() {
                 if self.recover(&mut run, attempt) {
                     continue;
@@ -111,6 +121,7 @@ impl MpccSolver {
             stalled: 0,
             previous_residual: f64::INFINITY,
             recovery: false,
+            direct_budget: None,
             force_cold: false,
             status: MpccStatus::CompTolNotReached,
             inside_ipopt: Duration::ZERO,
@@ -119,6 +130,7 @@ impl MpccSolver {
         };
         if let Some(r) = resume_at {
             (run.x, run.sigma, run.k, run.n_steps, run.kappa, run.exponent) = (r.x, r.sigma, r.k, r.n_steps, r.kappa, r.exponent);
+            run.direct_budget = r.direct_budget;
         } else if let Some(sol) = self.warm_start.take() {
             run.sigma = self.opts.warm_sigma_0.max(sigma_n);
             if self.opts.n_homotopy.is_none() {
@@ -144,6 +156,17 @@ impl MpccSolver {
         // An early NLP's acceptable level (it may stop there, see `step_tol`).
         let early_level = tolerances.map(|(_, a)| a).filter(|&a| a > 1e-6 && !self.opts.sets_ipopt("acceptable_tol"));
         let mut extra = self.step_options(tolerances, early_level);
+        if let Some(left) = run.direct_budget.filter(|&left| left < self.opts.max_iter && !self.opts.sets_ipopt("max_iter")) {
+            extra.retain(|(k, _)| k != "max_iter");
+            extra.push(("max_iter".into(), i32::try_from(left).unwrap_or(i32::MAX).into()));
+        }
+        if run.direct_budget.is_some() {
+            if let Err(e) = self.fix_slacks(run.sigma) {
+                run.messages.push(format!("step {}: Ipopt could not take the fixed slacks: {e}", run.k));
+                run.status = MpccStatus::NlpFailed { step: run.k, ipopt_status: ApplicationReturnStatus::InvalidOption };
+                return None;
+            }
+        }
         let (start, warm_solver, warm_duals) = match run.resume.take() {
             // Resume where the previous attempt stopped: its primal-dual point and barrier parameter.
             Some((sol, mu)) => {
@@ -180,7 +203,12 @@ impl MpccSolver {
             !ran_away && !stall.observe(info) && !stagnation.observe(info)
         };
         let t_ipopt = Instant::now();
-        let solver = if warm_solver { &self.ipopt_warm } else { &self.ipopt };
+        let solver = match (&self.ipopt_direct, run.direct_budget.is_some(), warm_solver) {
+            (Some((_, warm)), true, true) => warm,
+            (Some((cold, _)), true, false) => cold,
+            (_, _, true) => &self.ipopt_warm,
+            (_, _, false) => &self.ipopt,
+        };
         let solved = solver.solve_with(&mut self.compiled, &start, Some(&mut observe), &extra);
         run.inside_ipopt += t_ipopt.elapsed();
         match solved {
@@ -207,6 +235,19 @@ impl MpccSolver {
                 None
             }
         }
+    }
+
+    /// Fixes the relaxed NLP's slacks at `sigma` in the direct-steering fallback's Ipopt
+    /// solvers (made from the usual ones at the first call): `G_i H_i ≤ s = σ`, and the
+    /// penalty `s/σ` a constant.
+    fn fix_slacks(&mut self, sigma: f64) -> Result<(), ipopt::IpoptError> {
+        let (cold, warm) = self.ipopt_direct.get_or_insert_with(|| (self.ipopt.clone(), self.ipopt_warm.clone()));
+        let (mut x_l, mut x_u) = (cold.structure().x_l.clone(), cold.structure().x_u.clone());
+        for j in self.n_w..x_l.len() {
+            (x_l[j], x_u[j]) = (sigma, sigma);
+        }
+        cold.set_variable_bounds(x_l.clone(), x_u.clone())?;
+        warm.set_variable_bounds(x_l, x_u)
     }
 
     /// The per-NLP Ipopt options: `max_iter`, `tol` and, for an early NLP, its
@@ -301,7 +342,7 @@ impl MpccSolver {
             // steering relaxes complementarity at every σ, so a larger σ only weakens
             // the penalty s/σ; if the iterates diverged, the penalty was too weak to
             // bound the objective (it rewards violating complementarity): σ ← σ/1000.
-            let elastic = self.formulation.steering != Steering::Direct;
+            let elastic = self.formulation.steering != Steering::Direct && run.direct_budget.is_none();
             let next = if elastic && diverging { 1e-3 * sigma } else { 10.0 * sigma };
             run.x = self.initial_point(next);
             run.sigma = next;
@@ -338,8 +379,15 @@ impl MpccSolver {
             return true;
         }
         if handover.is_some_and(|h| residual <= h) {
-            self.handed_over =
-                Some(Resume { x: run.x.clone(), sigma: next, k: k + 1, n_steps: run.n_steps, kappa: run.kappa, exponent: run.exponent });
+            self.handed_over = Some(Resume {
+                x: run.x.clone(),
+                sigma: next,
+                k: k + 1,
+                n_steps: run.n_steps,
+                kappa: run.kappa,
+                exponent: run.exponent,
+                direct_budget: run.direct_budget,
+            });
             run.messages.push(format!("handed over to the active-set finish at step {k} (sigma = {sigma:e}, comp_res = {residual:.3e})"));
             return true;
         }
