@@ -21,11 +21,11 @@ pub(crate) struct Multifrontal {
     /// column's entries start, and the index of each entry's value in the original pattern.
     a_ptr: Vec<usize>,
     a_src: Vec<usize>,
-    /// Each entry's row and each column's position in its supernode's front, counted
+    /// The position of each entry's row and of each column in its supernode's front, counted
     /// past the columns delayed into it (which come first): its columns, then its rows.
     a_loc: Vec<usize>,
     col_loc: Vec<usize>,
-    /// The values in `a_row`'s order (gathered once per factorization).
+    /// The values in `a_src`'s order (gathered once per factorization).
     a_val: Vec<f64>,
     /// Supernode → its columns (none for one merged into its parent).
     sn_cols: Vec<Vec<usize>>,

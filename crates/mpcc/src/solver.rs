@@ -435,11 +435,10 @@ impl MpccSolver {
     /// ([`MpccResult::comp_residual`]).
     pub fn constraint_violation(&mut self, w: &[f64]) -> Result<f64> {
         check_len("w", w, self.n_w)?;
-        let structure = self.ipopt.structure();
-        let (x_l, x_u, g_l, g_u) = (structure.x_l.clone(), structure.x_u.clone(), structure.g_l.clone(), structure.g_u.clone());
+        self.compiled.set_parameters(&RelaxedLayout::parameters(&self.p0, self.opts.sigma_0))?;
+        let ipopt::NlpStructure { x_l, x_u, g_l, g_u, .. } = self.ipopt.structure();
         // The slacks do not enter g's own rows nor the G, H ≥ 0 rows.
         let x: Vec<f64> = w.iter().copied().chain(std::iter::repeat_n(0.0, x_l.len() - self.n_w)).collect();
-        self.compiled.set_parameters(&RelaxedLayout::parameters(&self.p0, self.opts.sigma_0))?;
         let mut g = vec![f64::NAN; g_l.len()];
         if !ipopt::NlpCallbacks::constraints(&mut self.compiled, &x, true, &mut g) {
             return Ok(f64::INFINITY);
