@@ -36,11 +36,7 @@ pub(crate) struct Multifrontal {
     /// Supernode → parent (`usize::MAX` at roots).
     sn_parent: Vec<usize>,
     fronts: Vec<Front>,
-    /// Contribution blocks waiting for their parent.
-    pending: Vec<Vec<f64>>,
     local: Vec<usize>,
-    /// The dense front being factored.
-    work: Vec<f64>,
     /// Row scales of the front being factored.
     scale: Vec<f64>,
     /// A child's rows as the front's local indices.
@@ -50,15 +46,17 @@ pub(crate) struct Multifrontal {
 }
 
 /// One factored front: its indices (pivots first, in pivot order, then the delayed
-/// columns, then the rows below), the number of pivots and of delayed columns, its
-/// columns of L (front-size rows each, column-major), D's diagonal and the off-diagonal
-/// of each 2×2 block at the block's first pivot.
+/// columns, then the rows below), the number of pivots and of delayed columns, the
+/// factored dense front (f × f, column-major: its first `pivots` columns are L's, its
+/// trailing block the contribution block its parent assembles; kept in place, not
+/// copied), D's diagonal and the off-diagonal of each 2×2 block at the block's first
+/// pivot.
 #[derive(Default)]
 struct Front {
     idx: Vec<usize>,
     pivots: usize,
     delayed: usize,
-    l: Vec<f64>,
+    dense: Vec<f64>,
     d: Vec<f64>,
     off: Vec<f64>,
 }
@@ -220,9 +218,7 @@ impl Multifrontal {
             sn_children,
             sn_parent,
             fronts: (0..ns).map(|_| Front::default()).collect(),
-            pending: vec![Vec::new(); ns],
             local: vec![usize::MAX; n],
-            work: Vec::new(),
             scale: Vec::new(),
             child_local: Vec::new(),
             delayed: 0,
@@ -271,7 +267,8 @@ impl Multifrontal {
             for (t, &i) in idx.iter().enumerate() {
                 self.local[i] = t;
             }
-            let mut front = std::mem::take(&mut self.work);
+            // This front's own storage from the last factorization (its size rarely changes).
+            let mut front = std::mem::take(&mut self.fronts[s].dense);
             // Only the lower triangle is ever read: the rest may keep old values.
             front.resize(f * f, 0.0);
             for c in 0..f {
@@ -290,11 +287,11 @@ impl Multifrontal {
                 let local = &mut self.child_local;
                 local.clear();
                 local.extend(child.idx[child.pivots..].iter().map(|&i| self.local[i]));
-                let m = local.len();
-                let block = &self.pending[c];
-                // The child's block by its lower triangle (a ≥ b).
+                // The child's contribution block (its trailing block, stride fc) by its
+                // lower triangle (a ≥ b).
+                let (fc, p) = (child.idx.len(), child.pivots);
                 for (b, &lb) in local.iter().enumerate() {
-                    let column = &block[b * m..(b + 1) * m];
+                    let column = &child.dense[(p + b) * fc + p..(p + b + 1) * fc];
                     for (&la, &v) in local[b..].iter().zip(&column[b..]) {
                         front[la.max(lb) + la.min(lb) * f] += v;
                     }
@@ -315,25 +312,13 @@ impl Multifrontal {
             let done = done?;
             self.delayed += fully_summed - done.pivots;
             if self.delayed > max_delayed {
-                self.work = front;
-                self.fronts[s].idx = idx;
+                (self.fronts[s].dense, self.fronts[s].idx) = (front, idx);
                 return Err(KktError::TooManyDelays { delayed: self.delayed, limit: max_delayed });
             }
             negative += done.negative;
-            // The contribution block for the parent.
-            let m = f - done.pivots;
-            let block = &mut self.pending[s];
-            block.clear();
-            for b in 0..m {
-                let col = (done.pivots + b) * f + done.pivots;
-                block.extend_from_slice(&front[col..col + m]);
-            }
             let delayed = fully_summed - done.pivots;
             let fr = &mut self.fronts[s];
-            fr.l.clear();
-            fr.l.extend_from_slice(&front[..done.pivots * f]);
-            (fr.idx, fr.pivots, fr.delayed, fr.d, fr.off) = (idx, done.pivots, delayed, d, off);
-            self.work = front;
+            (fr.dense, fr.idx, fr.pivots, fr.delayed, fr.d, fr.off) = (front, idx, done.pivots, delayed, d, off);
         }
         self.a_val = a_val;
         Ok(negative)
@@ -371,7 +356,7 @@ fn solve_body(fronts: &[Front], x: &mut [f64], y: &mut Vec<f64>) {
             for c in j..j + size {
                 let yc = y[c];
                 if yc != 0.0 {
-                    axpy(-yc, &fr.l[c * f + j + size..(c + 1) * f], &mut y[j + size..]);
+                    axpy(-yc, &fr.dense[c * f + j + size..(c + 1) * f], &mut y[j + size..]);
                 }
             }
             if size == 2 {
@@ -397,7 +382,7 @@ fn solve_body(fronts: &[Front], x: &mut [f64], y: &mut Vec<f64>) {
             let size = if j >= 2 && fr.off[j - 2] != 0.0 { 2 } else { 1 };
             j -= size;
             for c in j..j + size {
-                y[c] -= dot(&y[j + size..], &fr.l[c * f + j + size..(c + 1) * f]);
+                y[c] -= dot(&y[j + size..], &fr.dense[c * f + j + size..(c + 1) * f]);
             }
         }
         for (&i, &v) in fr.idx[..fr.pivots].iter().zip(y.iter()) {
