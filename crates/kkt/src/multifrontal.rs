@@ -544,14 +544,30 @@ fn eliminate_body(w: FrontWork, how: Pivoting) -> Result<Eliminated, KktError> {
                 for v in &mut l[j + 1..f] {
                     *v /= p;
                 }
-                for col in j + 1..f {
+                // Two columns at a time where both are updated (each entry gets the
+                // same operation as one column at a time; l is read once for both).
+                let mut col = j + 1;
+                while col < f {
                     let w = l[col] * p;
+                    let next = if col + 1 < f { l[col + 1] * p } else { 0.0 };
+                    let base = (col - j - 1) * f;
+                    if w != 0.0 && next != 0.0 {
+                        let (t0, t1) = rest[base..base + 2 * f].split_at_mut(f);
+                        t0[col] -= l[col] * w;
+                        for ((a, b), &li) in t0[col + 1..].iter_mut().zip(&mut t1[col + 1..]).zip(&l[col + 1..f]) {
+                            *a -= li * w;
+                            *b -= li * next;
+                        }
+                        col += 2;
+                        continue;
+                    }
                     if w != 0.0 {
-                        let target = &mut rest[(col - j - 1) * f..(col - j) * f];
+                        let target = &mut rest[base..base + f];
                         for i in col..f {
                             target[i] -= l[i] * w;
                         }
                     }
+                    col += 1;
                 }
                 d[j] = p;
                 negative += usize::from(p < 0.0);
