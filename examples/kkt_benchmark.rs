@@ -9,7 +9,7 @@
 //! factorization can be timed again on the same matrices.
 //!
 //! Per matrix it prints rows, nonzeros, factor nonzeros, times (analysis / factor /
-//! solve, ms; factor and solve the best of `repeat` runs, default 5, for both solvers),
+//! solve, ms; factor and solve the best of `repeat` runs, default 20, for both solvers),
 //! the pivots the LDLᵀ delayed to a parent front, the relative residual ‖Kx − b‖∞/‖b‖∞ and the negative eigenvalues of
 //! both; at the end `kkt_median_time_ratio` (ldl/MUMPS, factor + solve),
 //! `kkt_inertia_mismatches`, `kkt_max_residual` (ldl) and `kkt_matrices`.
@@ -140,7 +140,7 @@ fn compare(k: &KktSystem, repeat: usize) -> Result<Row, Box<dyn std::error::Erro
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let (mut every, mut max, mut repeat, mut cases) = (10, 10, 5, Vec::new());
+    let (mut every, mut max, mut repeat, mut cases) = (10, 10, 20, Vec::new());
     let mut out = std::path::PathBuf::from("target/kkt_systems");
     while let Some(a) = args.next() {
         match a.as_str() {

@@ -380,42 +380,28 @@ impl<M: ModelKind> OcpSolver<M> {
         let mut out = self.solver.eval_output(&self.t.outputs.name(), &w, &self.p0)?.into_iter();
         let mut next = || out.next().unwrap_or_default();
         let (h, t_final, cost, p, activity) = (next(), next().first().copied().unwrap_or(f64::NAN), next(), next(), next());
-        // x, u and t are read from w below (the same values; the outputs serve callers
-        // without the variable table).
-        let _trajectory = (next(), next(), next());
+        // The trajectory as the exported solver reads it: x at the start and at every
+        // element's end, u of every control interval, the element boundary times.
+        let (x, u, t) = (next(), next(), next());
         let dcs = &self.t.dcs;
-        let table = &self.t.table;
-        let mut x = vec![self.x0_now()];
-        if table.block("x0", None, None).is_some() {
-            x[0] = table.read(&w, "x0", None, None).map(<[f64]>::to_vec).unwrap_or_default();
+        let fe = dcs.fe();
+        let x = columns(&x, t.len());
+        let u = columns(&u, fe.len());
+        let mut first_element = 0;
+        let mut t_controls = Vec::with_capacity(fe.len() + 1);
+        for &n_fe in fe {
+            t_controls.push(t.get(first_element).copied().unwrap_or(f64::NAN));
+            first_element += n_fe;
         }
-        let (mut t, mut u, mut t_controls, mut e) = (vec![0.0], Vec::new(), Vec::new(), 0);
-        for (k, &n_fe) in dcs.fe().iter().enumerate() {
-            t_controls.push(*t.last().unwrap_or(&0.0));
-            u.push(table.read(&w, "u", Some(k), None).map(<[f64]>::to_vec).unwrap_or_default());
-            for n in 0..n_fe {
-                x.push(dcs.element_end_state(table, &w, (k, n)).unwrap_or_default());
-                t.push(t.last().unwrap_or(&0.0) + h[e]);
-                e += 1;
-            }
-        }
-        t_controls.push(*t.last().unwrap_or(&0.0));
+        t_controls.push(t.last().copied().unwrap_or(f64::NAN));
         let groups = self.t.activity_groups;
         let e_count = dcs.n_elements();
-        let per_element = |v: &[f64]| -> Vec<Vec<f64>> {
-            let rows = v.len() / e_count.max(1);
-            if rows == 0 {
-                vec![Vec::new(); e_count]
-            } else {
-                v.chunks(rows).map(<[f64]>::to_vec).collect()
-            }
-        };
-        let active_sets: Vec<Vec<usize>> = per_element(&activity)
+        let active_sets: Vec<Vec<usize>> = columns(&activity, e_count)
             .iter()
             .map(|col| (0..groups).filter(|&i| col.iter().skip(i).step_by(groups.max(1)).any(|&a| a > 1e-5)).collect())
             .collect();
         let switch_times = (1..active_sets.len()).filter(|&e| active_sets[e] != active_sets[e - 1]).map(|e| t[e]).collect();
-        let results = self.t.result_names.iter().map(|name| (name.clone(), per_element(&next()))).collect();
+        let results = self.t.result_names.iter().map(|name| (name.clone(), columns(&next(), e_count))).collect();
         // Later solves start from this solution.
         self.solver.set_initial_guess(&w)?;
         Ok(OcpResult {
@@ -466,4 +452,13 @@ fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
         formulation: m.formulation,
         module: m.module.clone(),
     })
+}
+
+/// A column-major matrix of `n` columns as its columns (`n` empty ones when `v` is
+/// empty: a model without controls).
+fn columns(v: &[f64], n: usize) -> Vec<Vec<f64>> {
+    match v.len().checked_div(n) {
+        Some(rows) if rows > 0 => v.chunks(rows).map(<[f64]>::to_vec).collect(),
+        _ => vec![Vec::new(); n],
+    }
 }
