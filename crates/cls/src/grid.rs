@@ -189,13 +189,6 @@ impl Dcs for ClsGrid {
         })
     }
 
-    fn element_end_state(&self, table: &VariableTable, w: &[f64], element: (usize, usize)) -> Option<Vec<f64>> {
-        let (off, k) = self.block(table, element)?;
-        let (q, v) = (k.block("q_end").ok()?, k.block("v_end").ok()?);
-        let (q, v) = (w.get(off + q.start..off + q.end)?, w.get(off + v.start..off + v.end)?);
-        Some([q, v].concat())
-    }
-
     fn guess_nodes(&self) -> Vec<f64> {
         self.tableau.c.clone()
     }

@@ -50,9 +50,6 @@ pub trait Dcs {
     /// [`Dcs::add_unknowns`]).
     fn assemble_horizon(&self, table: &VariableTable, w: &MX, inputs: &GridInputs) -> Result<Assembly>;
 
-    /// The state at the end of element `(k, n)` in `w` laid out by `table`.
-    fn element_end_state(&self, table: &VariableTable, w: &[f64], element: (usize, usize)) -> Option<Vec<f64>>;
-
     /// Times of the points inside an element where [`Dcs::write_state_guess`] takes
     /// states, as fractions of the element (the RK nodes c_m).
     fn guess_nodes(&self) -> Vec<f64>;
@@ -94,10 +91,6 @@ impl Dcs for ElementGrid {
 
     fn assemble_horizon(&self, table: &VariableTable, w: &MX, inputs: &GridInputs) -> Result<Assembly> {
         self.assemble(table, w, inputs)
-    }
-
-    fn element_end_state(&self, table: &VariableTable, w: &[f64], (k, n): (usize, usize)) -> Option<Vec<f64>> {
-        self.end_state(table, w, k, n)
     }
 
     fn guess_nodes(&self) -> Vec<f64> {
