@@ -3,6 +3,10 @@
 //! `linear_solver = ldl` while every `every`-th KKT system is recorded (at most `max`);
 //! each recorded system is then analysed, factored and solved by both.
 //!
+//! The LDLᵀ factors each system with the pivot threshold Ipopt's solve used
+//! (`ldl_pivtol`: 1e-4 for optimal control, 1e-8 elsewhere), MUMPS with fesd's
+//! `mumps_pivtol` 1e-8.
+//!
 //! Each recorded system is written to `<out>/<case>_<k>.kkt.json` (default out:
 //! `target/kkt_systems`; the lower triangle by columns and the right-hand side), and
 //! such a file given as a case is read back instead of solving anything, so a
@@ -86,6 +90,7 @@ fn compare(k: &KktSystem, repeat: usize) -> Result<Row, Box<dyn std::error::Erro
     // also finds whether the matrix needs pivoting) once, then the factorization timed.
     let t = Instant::now();
     let mut ldl = Ldl::default();
+    ldl.pivot_threshold = k.pivot_threshold;
     ldl.analyze(k.dim, &k.col_ptr, &k.row_idx)?;
     ldl.values_mut().copy_from_slice(&k.values);
     let _ = ldl.factor();

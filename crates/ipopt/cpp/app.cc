@@ -33,6 +33,8 @@ typedef bool (*fesd_intermediate)(Index, Index, Number, Number, Number, Number, 
 // 0 offset (the lower triangle in CSC). Status codes are Ipopt's ESymSolverStatus.
 typedef struct {
   void* (*create)(void);
+  // The options `ldl_pivtol` and `ldl_pivtolmax`; nonzero if the pair is invalid.
+  int (*configure)(void*, double pivtol, double pivtolmax);
   void (*destroy)(void*);
   int (*structure)(void*, int dim, int nonzeros, const int* ia, const int* ja);
   double* (*values)(void*);
@@ -55,9 +57,15 @@ class ForeignSolver : public SparseSymLinearSolverInterface {
   ~ForeignSolver() override {
     if (handle_ != nullptr) vt_->destroy(handle_);
   }
-  bool InitializeImpl(const OptionsList&, const std::string&) override {
+  bool InitializeImpl(const OptionsList& options, const std::string& prefix) override {
     if (handle_ == nullptr) handle_ = vt_->create();
-    return handle_ != nullptr;
+    if (handle_ == nullptr) return false;
+    Number pivtol, pivtolmax;
+    options.GetNumericValue("ldl_pivtol", pivtol, prefix);
+    options.GetNumericValue("ldl_pivtolmax", pivtolmax, prefix);
+    ASSERT_EXCEPTION(vt_->configure(handle_, pivtol, pivtolmax) == 0, OPTION_INVALID,
+                     "Option \"ldl_pivtolmax\": must be at least ldl_pivtol.");
+    return true;
   }
   ESymSolverStatus InitializeStructure(Index dim, Index nonzeros, const Index* ia, const Index* ja) override {
     return static_cast<ESymSolverStatus>(vt_->structure(handle_, dim, nonzeros, ia, ja));
@@ -124,6 +132,16 @@ class FallbackSolver : public SymLinearSolver {
   long misses_ = 0;
   bool on_fallback_ = false;
 };
+
+// The options of fesd's LDLᵀ (`linear_solver = ldl`), checked by Ipopt like its own.
+void RegisterLdlOptions(RegisteredOptions& reg) {
+  reg.SetRegisteringCategory("fesd LDL");
+  reg.AddBoundedNumberOption("ldl_pivtol", "Pivot threshold u of fesd's LDL^T.", 0.0, true, 1.0, true, 1e-8,
+                             "A 1x1 pivot needs |a_cc| >= u max|column|, a 2x2 block the same growth bound; "
+                             "a larger u pivots more stably and delays more columns.");
+  reg.AddBoundedNumberOption("ldl_pivtolmax", "Largest pivot threshold of fesd's LDL^T.", 0.0, true, 1.0, true, 0.1,
+                             "IncreaseQuality raises u to sqrt(u), up to this value.");
+}
 
 class Builder : public AlgorithmBuilder {
  public:
@@ -294,6 +312,7 @@ void* fesd_ipopt_create(Index n, Number* x_L, Number* x_U, Index m, Number* g_L,
     p->eval_jac_g = eval_jac_g;
     p->eval_h = eval_h;
     p->app = new IpoptApplication();
+    RegisterLdlOptions(*p->app->RegOptions());
     return p;
   } catch (...) {
     return nullptr;

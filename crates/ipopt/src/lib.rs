@@ -1016,6 +1016,21 @@ fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<()
             return Err(IpoptError::InvalidOption { name: name.clone(), value: value.to_string() });
         }
     }
+    // Ipopt checks each option's range; the LDLᵀ's pair must also be ordered.
+    let last = |key: &str, default: f64| {
+        options.iter().rev().find(|(name, _)| name == key).map_or(default, |(_, v)| match v {
+            OptionValue::Num(x) => *x,
+            OptionValue::Int(i) => f64::from(*i),
+            OptionValue::Str(_) => default,
+        })
+    };
+    let (pivtol, pivtolmax) = (last("ldl_pivtol", 1e-8), last("ldl_pivtolmax", 0.1));
+    if pivtol > pivtolmax {
+        return Err(IpoptError::InvalidOption {
+            name: "ldl_pivtolmax".into(),
+            value: format!("{pivtolmax} (below ldl_pivtol = {pivtol})"),
+        });
+    }
     Ok(())
 }
 

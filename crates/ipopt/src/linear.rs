@@ -3,8 +3,10 @@
 //! reported so (Ipopt then regularizes it); one whose delayed pivots pile up
 //! ([`KktError::TooManyDelays`]) is handed by the shim to Ipopt's own solver (MUMPS,
 //! behind Ipopt's lock; after three such in a row MUMPS takes the matrices, the LDLᵀ
-//! retried every 16th). `IncreaseQuality` raises the pivot threshold as Ipopt's MUMPS
-//! interface does (u ← √u up to 0.1) and has the matrix factored again. Every function catches
+//! retried every 16th). The pivot threshold u starts at Ipopt's option `ldl_pivtol`
+//! (1e-8, registered by the shim and range-checked by Ipopt); `IncreaseQuality` raises it
+//! as Ipopt's MUMPS interface does (u ← √u up to `ldl_pivtolmax`, 0.1) and has the
+//! matrix factored again. Every function catches
 //! panics; a failure is a status Ipopt understands, never an unwind across the shim.
 
 use crate::sys::LinearSolver;
@@ -29,6 +31,14 @@ pub struct KktSystem {
     pub values: Vec<f64>,
     /// The first right-hand side of the solve that followed the factorization.
     pub rhs: Vec<f64>,
+    /// The pivot threshold u it was factored with (`ldl_pivtol`, or higher after
+    /// `IncreaseQuality`; files written without it: 1e-8).
+    #[serde(default = "default_pivot_threshold")]
+    pub pivot_threshold: f64,
+}
+
+fn default_pivot_threshold() -> f64 {
+    Ldl::default().pivot_threshold
 }
 
 struct Capture {
@@ -122,7 +132,14 @@ fn record(ldl: &Ldl, rhs: &[f64]) {
                 let (col_ptr, row_idx, values) = ldl.matrix();
                 let dim = ldl.dim();
                 let rhs = rhs.get(..dim).unwrap_or(rhs).to_vec();
-                c.systems.push(KktSystem { dim, col_ptr: col_ptr.to_vec(), row_idx: row_idx.to_vec(), values: values.to_vec(), rhs });
+                c.systems.push(KktSystem {
+                    dim,
+                    col_ptr: col_ptr.to_vec(),
+                    row_idx: row_idx.to_vec(),
+                    values: values.to_vec(),
+                    rhs,
+                    pivot_threshold: ldl.pivot_threshold,
+                });
             }
         }
     })
@@ -140,7 +157,7 @@ const FATAL: c_int = 4;
 
 /// The table handed to the shim.
 pub static TABLE: LinearSolver =
-    LinearSolver { create, destroy, structure, values, solve, negative_eigenvalues, increase_quality, hand_over };
+    LinearSolver { create, configure, destroy, structure, values, solve, negative_eigenvalues, increase_quality, hand_over };
 
 fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Handle) -> T) -> T {
     if handle.is_null() {
@@ -153,6 +170,17 @@ fn with<T>(handle: *mut c_void, fallback: T, f: impl FnOnce(&mut Handle) -> T) -
 
 extern "C" fn create() -> *mut c_void {
     catch_unwind(|| Box::into_raw(Box::<Handle>::default()) as *mut c_void).unwrap_or(std::ptr::null_mut())
+}
+
+extern "C" fn configure(handle: *mut c_void, pivtol: f64, pivtolmax: f64) -> c_int {
+    with(handle, FATAL, |h| {
+        // Ipopt checked each option's range; the pair's order is checked here.
+        if !(pivtol > 0.0 && pivtol <= pivtolmax && pivtolmax < 1.0) {
+            return FATAL;
+        }
+        (h.ldl.pivot_threshold, h.ldl.max_pivot_threshold) = (pivtol, pivtolmax);
+        SUCCESS
+    })
 }
 
 extern "C" fn destroy(handle: *mut c_void) {

@@ -51,6 +51,7 @@ pub type Intermediate_CB = extern "C" fn(
 #[repr(C)]
 pub struct LinearSolver {
     pub create: extern "C" fn() -> *mut c_void,
+    pub configure: extern "C" fn(*mut c_void, f64, f64) -> c_int,
     pub destroy: extern "C" fn(*mut c_void),
     pub structure: extern "C" fn(*mut c_void, c_int, c_int, *const c_int, *const c_int) -> c_int,
     pub values: extern "C" fn(*mut c_void) -> *mut f64,

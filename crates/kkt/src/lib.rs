@@ -115,10 +115,11 @@ pub struct Ldl {
     /// zero (default 1e-13).
     pub pivot_tolerance: f64,
     /// The multifrontal factorization's threshold u: a 1×1 pivot needs |a_cc| ≥ u ·
-    /// max|column| (default 1e-8, as fesd sets MUMPS's `mumps_pivtol`).
+    /// max|column| (default 1e-8, as fesd sets MUMPS's `mumps_pivtol`; Ipopt's option
+    /// `ldl_pivtol`).
     pub pivot_threshold: f64,
     /// The largest threshold [`Ldl::increase_quality`] raises u to (default 0.1, MUMPS's
-    /// `mumps_pivtolmax` in Ipopt).
+    /// `mumps_pivtolmax` in Ipopt; Ipopt's option `ldl_pivtolmax`).
     pub max_pivot_threshold: f64,
     /// Times the threshold was raised.
     pub quality_increases: usize,

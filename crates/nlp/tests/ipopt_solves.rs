@@ -181,15 +181,49 @@ fn hs071_evaluated_by_casadi_before_its_module_is_compiled() {
     }
 }
 
-/// HS71 from its standard start with this linear solver.
-fn hs071_with(linear_solver: &str) -> ipopt::Solution {
+/// HS71's solver with this linear solver, and the NLP.
+fn hs071_solver(linear_solver: &str) -> (IpoptSolver, CompiledNlp, Vec<f64>) {
     let (nlp, d) = hs071();
-    let mut compiled = CompiledNlp::build(&nlp, "hs071_ldl", &CompileOptions::default()).unwrap();
+    let compiled = CompiledNlp::build(&nlp, "hs071_ldl", &CompileOptions::default()).unwrap();
     let structure = compiled.structure(d.x_l.clone(), d.x_u.clone(), d.g_l.clone(), d.g_u.clone()).unwrap();
     let mut solver = IpoptSolver::new(structure).unwrap();
     quiet(&mut solver);
     solver.set_option("tol", 1e-10).set_option("linear_solver", linear_solver);
-    solver.solve(&mut compiled, &StartPoint::primal(d.x0), None).unwrap()
+    (solver, compiled, d.x0)
+}
+
+/// HS71 from its standard start with this linear solver.
+fn hs071_with(linear_solver: &str) -> ipopt::Solution {
+    let (solver, mut compiled, x0) = hs071_solver(linear_solver);
+    solver.solve(&mut compiled, &StartPoint::primal(x0), None).unwrap()
+}
+
+/// `ldl_pivtol` reaches the LDLᵀ (each recorded KKT system carries the threshold it was
+/// factored with); Ipopt checks its range and fesd the pair's order.
+#[test]
+fn the_ldl_pivot_threshold_is_an_ipopt_option() {
+    for (pivtol, expected) in [(None, 1e-8), (Some(0.01), 0.01)] {
+        let (mut solver, mut compiled, x0) = hs071_solver("ldl");
+        if let Some(u) = pivtol {
+            solver.set_option("ldl_pivtol", u);
+        }
+        ipopt::capture_kkt(1, usize::MAX);
+        let r = solver.solve(&mut compiled, &StartPoint::primal(x0), None).unwrap();
+        let systems = ipopt::take_captured_kkt();
+        assert_eq!(r.status, ApplicationReturnStatus::SolveSucceeded);
+        assert!(!systems.is_empty());
+        assert!(
+            systems.iter().all(|k| k.pivot_threshold == expected),
+            "{:?}",
+            systems.iter().map(|k| k.pivot_threshold).collect::<Vec<_>>()
+        );
+    }
+    let (mut solver, _, _) = hs071_solver("ldl");
+    solver.set_option("ldl_pivtol", 1.5);
+    assert!(matches!(solver.validate_options(), Err(IpoptError::InvalidOption { name, .. }) if name == "ldl_pivtol"));
+    let (mut solver, _, _) = hs071_solver("ldl");
+    solver.set_option("ldl_pivtol", 0.2).set_option("ldl_pivtolmax", 0.1);
+    assert!(matches!(solver.validate_options(), Err(IpoptError::InvalidOption { name, .. }) if name == "ldl_pivtolmax"));
 }
 
 /// fesd's sparse LDLᵀ as Ipopt's linear solver (`linear_solver = ldl`) gives HS71's
