@@ -4,8 +4,7 @@
 //! each recorded system is then analysed, factored and solved by both.
 //!
 //! The LDLᵀ factors each system with the pivot threshold Ipopt's solve used
-//! (`ldl_pivtol`: 1e-4 for optimal control, 1e-8 elsewhere), MUMPS with fesd's
-//! `mumps_pivtol` 1e-8.
+//! (`ldl_pivtol`, 1e-8 unless set), MUMPS with fesd's `mumps_pivtol` 1e-8.
 //!
 //! Each recorded system is written to `<out>/<case>_<k>.kkt.json` (default out:
 //! `target/kkt_systems`; the lower triangle by columns and the right-hand side), and

@@ -331,10 +331,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     all.print("");
     let work = ipopt::ldl_work();
-    if work.factorizations + work.mumps_fallback_solves > 0 {
+    if work.factorizations + work.mumps_fallbacks > 0 {
         println!("ldl_factorizations = {}", work.factorizations);
         println!("ldl_pivoting_factorizations = {}", work.pivoting);
-        println!("ldl_mumps_fallback_solves = {}", work.mumps_fallback_solves);
+        println!("ldl_mumps_fallbacks = {}", work.mumps_fallbacks);
         println!("ldl_factor_seconds = {:.3}", work.factor_seconds);
         println!("ldl_solves = {}", work.solves);
         println!("ldl_solve_seconds = {:.3}", work.solve_seconds);

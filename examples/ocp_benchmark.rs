@@ -126,7 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let work = ipopt::ldl_work();
         if work.factorizations > 0 {
             println!(
-                "{case}_ldl_so_far: {} factorizations ({} pivoting, {} delayed pivots, {} quality increases) in {:.3} s, {} solves in {:.3} s, {} solves by MUMPS",
+                "{case}_ldl_so_far: {} factorizations ({} pivoting, {} delayed pivots, {} quality increases) in {:.3} s, {} solves in {:.3} s, {} matrices handed to MUMPS",
                 work.factorizations,
                 work.pivoting,
                 work.delayed_pivots,
@@ -134,7 +134,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 work.factor_seconds,
                 work.solves,
                 work.solve_seconds,
-                work.mumps_fallback_solves
+                work.mumps_fallbacks
             );
         }
         let t = r.mpcc.timing;

@@ -40,8 +40,8 @@ typedef struct {
   double* (*values)(void*);
   int (*solve)(void*, int new_matrix, int nrhs, double* rhs, int check_neg, int expected_neg);
   int (*negative_eigenvalues)(void*);
-  // Nonzero if the next factorizations pivot more strictly (the next solve then asks
-  // for the matrix again: SYMSOLVER_CALL_AGAIN).
+  // Nonzero if the next factorizations pivot more strictly (the next solve, with the
+  // same matrix, factors it again from the values the solver holds).
   int (*increase_quality)(void*);
   // After SYMSOLVER_SINGULAR: nonzero if the matrix is for Ipopt's own solver (the
   // foreign one gave up on it), zero if it is singular.
@@ -90,9 +90,10 @@ class ForeignSolver : public SparseSymLinearSolverInterface {
 std::atomic<long> g_fallbacks{0};
 
 // The foreign solver first; a matrix it gives up on goes to Ipopt's own solver (MUMPS,
-// behind Ipopt's own lock), one it finds singular is reported so. After kMisses
-// hand-overs in a row the matrices go to Ipopt's solver directly, the foreign one
-// retried every kRetry-th.
+// behind Ipopt's own lock), one it finds singular is reported so; further solves with
+// the same matrix go to the solver that factored it. After kMisses matrices handed over
+// in a row the matrices go to Ipopt's solver directly, the foreign one retried every
+// kRetry-th.
 class FallbackSolver : public SymLinearSolver {
  public:
   FallbackSolver(SmartPtr<ForeignSolver> foreign, SmartPtr<SymLinearSolver> first, SmartPtr<SymLinearSolver> fallback)
@@ -104,7 +105,14 @@ class FallbackSolver : public SymLinearSolver {
   ESymSolverStatus MultiSolve(const SymMatrix& A, std::vector<SmartPtr<const Vector> >& rhsV,
                               std::vector<SmartPtr<Vector> >& solV, bool check_NegEVals,
                               Index numberOfNegEVals) override {
-    bool skip = misses_ >= kMisses && misses_ % kRetry != 0;
+    // Another solve with the matrix of the last call goes to the solver that factored it.
+    bool same_matrix = have_tag_ && !A.HasChanged(tag_);
+    if (same_matrix && on_fallback_) {
+      return fallback_->MultiSolve(A, rhsV, solV, check_NegEVals, numberOfNegEVals);
+    }
+    tag_ = A.GetTag();
+    have_tag_ = true;
+    bool skip = !same_matrix && misses_ >= kMisses && misses_ % kRetry != 0;
     if (!skip) {
       ESymSolverStatus status = first_->MultiSolve(A, rhsV, solV, check_NegEVals, numberOfNegEVals);
       if (status != SYMSOLVER_SINGULAR || !foreign_->HandOver()) {
@@ -125,12 +133,14 @@ class FallbackSolver : public SymLinearSolver {
   bool ProvidesInertia() const override { return true; }
 
  private:
-  static const long kMisses = 3;
+  static const long kMisses = 1;
   static const long kRetry = 16;
   SmartPtr<ForeignSolver> foreign_;
   SmartPtr<SymLinearSolver> first_, fallback_;
   long misses_ = 0;
   bool on_fallback_ = false;
+  TaggedObject::Tag tag_ = 0;
+  bool have_tag_ = false;
 };
 
 // The options of fesd's LDLᵀ (`linear_solver = ldl`), checked by Ipopt like its own.

@@ -2,12 +2,13 @@
 //! the function table the application shim calls. A matrix the LDLᵀ finds singular is
 //! reported so (Ipopt then regularizes it); one whose delayed pivots pile up
 //! ([`KktError::TooManyDelays`]) is handed by the shim to Ipopt's own solver (MUMPS,
-//! behind Ipopt's lock; after three such in a row MUMPS takes the matrices, the LDLᵀ
-//! retried every 16th). The pivot threshold u starts at Ipopt's option `ldl_pivtol`
-//! (1e-8, registered by the shim and range-checked by Ipopt); `IncreaseQuality` raises it
-//! as Ipopt's MUMPS interface does (u ← √u up to `ldl_pivtolmax`, 0.1) and has the
-//! matrix factored again. Every function catches
-//! panics; a failure is a status Ipopt understands, never an unwind across the shim.
+//! behind Ipopt's lock; after one such MUMPS takes the matrices, the LDLᵀ retried every
+//! 16th). The pivot threshold u starts at Ipopt's option `ldl_pivtol` (1e-8, registered
+//! by the shim and range-checked by Ipopt); `IncreaseQuality` raises it as Ipopt's MUMPS
+//! interface does (u ← √u up to `ldl_pivtolmax`, 0.1) and the next solve factors the
+//! matrix again, except after a wrong inertia from the pivoting factor (exact whatever
+//! u: Ipopt regularizes instead). Every function catches panics; a failure is a status
+//! Ipopt understands, never an unwind across the shim.
 
 use crate::sys::LinearSolver;
 use fesd_kkt::{KktError, Ldl};
@@ -79,8 +80,8 @@ pub struct LdlWork {
     pub factorizations: usize,
     /// Of them, by its pivoting multifrontal factor.
     pub pivoting: usize,
-    /// Solves handed to Ipopt's MUMPS.
-    pub mumps_fallback_solves: usize,
+    /// Matrices handed to Ipopt's MUMPS (the LDLᵀ gave up on them or skipped them).
+    pub mumps_fallbacks: usize,
     /// Right-hand sides solved by the LDLᵀ.
     pub solves: usize,
     /// Pivots the pivoting factor delayed to a parent front.
@@ -100,7 +101,7 @@ pub fn ldl_work() -> LdlWork {
     LdlWork {
         factorizations: LDL_FACTORIZATIONS.load(Ordering::Relaxed),
         pivoting: PIVOTING_FACTORIZATIONS.load(Ordering::Relaxed),
-        mumps_fallback_solves: usize::try_from(fallbacks).unwrap_or(0),
+        mumps_fallbacks: usize::try_from(fallbacks).unwrap_or(0),
         solves: LDL_SOLVES.load(Ordering::Relaxed),
         delayed_pivots: DELAYED_PIVOTS.load(Ordering::Relaxed),
         quality_increases: QUALITY_INCREASES.load(Ordering::Relaxed),
@@ -118,10 +119,13 @@ fn clock(counter: &AtomicU64, start: Instant) {
 #[derive(Default)]
 struct Handle {
     ldl: Ldl,
-    /// The pivot threshold went up: the next solve factors the matrix again.
+    /// The pivot threshold went up: the next solve factors the matrix again (Ipopt
+    /// does not hand it over again).
     refactor: bool,
     /// The last factorization gave up (for Ipopt's own solver), not a singular matrix.
     hand_over: bool,
+    /// The last solve reported a wrong inertia.
+    wrong_inertia: bool,
 }
 
 fn record(ldl: &Ldl, rhs: &[f64]) {
@@ -152,7 +156,6 @@ pub const NAME: &str = "ldl";
 const SUCCESS: c_int = 0;
 const SINGULAR: c_int = 1;
 const WRONG_INERTIA: c_int = 2;
-const CALL_AGAIN: c_int = 3;
 const FATAL: c_int = 4;
 
 /// The table handed to the shim.
@@ -213,16 +216,18 @@ extern "C" fn values(handle: *mut c_void) -> *mut f64 {
 
 extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *mut f64, check_neg: c_int, expected_neg: c_int) -> c_int {
     with(handle, FATAL, |h| {
-        if std::mem::take(&mut h.refactor) && new_matrix == 0 {
-            // Ipopt hands the values over again and calls with a new matrix.
-            return CALL_AGAIN;
-        }
-        if new_matrix != 0 {
+        // After `IncreaseQuality` Ipopt solves with the same matrix (`new_matrix` 0): it
+        // is factored again from the values it holds, with the raised threshold.
+        h.wrong_inertia = false;
+        let refactor = std::mem::take(&mut h.refactor);
+        if new_matrix != 0 || refactor {
             let (started, delayed) = (Instant::now(), h.ldl.delayed_pivots);
             let factored = h.ldl.factor();
             clock(&FACTOR_NANOS, started);
             DELAYED_PIVOTS.fetch_add(h.ldl.delayed_pivots - delayed, Ordering::Relaxed);
-            h.hand_over = matches!(factored, Err(KktError::TooManyDelays { .. }));
+            // Ipopt cannot regularize a matrix it already accepted (a failed solve there
+            // ends the algorithm): one that fails again goes to Ipopt's own solver.
+            h.hand_over = matches!(factored, Err(KktError::TooManyDelays { .. })) || (factored.is_err() && new_matrix == 0);
             match factored {
                 Ok(_) => {
                     LDL_FACTORIZATIONS.fetch_add(1, Ordering::Relaxed);
@@ -243,10 +248,11 @@ extern "C" fn solve(handle: *mut c_void, new_matrix: c_int, nrhs: c_int, rhs: *m
         }
         // SAFETY: Ipopt passes nrhs right-hand sides of dim values each.
         let rhs = if nrhs * dim == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(rhs, nrhs * dim) } };
-        if new_matrix != 0 {
+        if new_matrix != 0 || refactor {
             record(&h.ldl, rhs);
         }
-        if check_neg != 0 && usize::try_from(expected_neg).ok() != Some(h.ldl.negative_eigenvalues()) {
+        h.wrong_inertia = check_neg != 0 && usize::try_from(expected_neg).ok() != Some(h.ldl.negative_eigenvalues());
+        if h.wrong_inertia {
             return WRONG_INERTIA;
         }
         let started = Instant::now();
@@ -270,9 +276,63 @@ extern "C" fn hand_over(handle: *mut c_void) -> c_int {
 
 extern "C" fn increase_quality(handle: *mut c_void) -> c_int {
     with(handle, 0, |h| {
+        // The pivoting factor's inertia is exact whatever the threshold: after a wrong
+        // one a stricter threshold cannot help, and Ipopt regularizes instead.
+        if h.wrong_inertia && h.ldl.pivoted() {
+            return 0;
+        }
         let raised = h.ldl.increase_quality();
         h.refactor |= raised;
         QUALITY_INCREASES.fetch_add(usize::from(raised), Ordering::Relaxed);
         c_int::from(raised)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table driven as Ipopt's TSymLinearSolver drives it, on [[1, 1], [1, 0]]
+    /// (upper triangle by rows: ia = [0, 2, 3], ja = [0, 1, 1]; one negative eigenvalue).
+    #[test]
+    fn a_quality_increase_refactors_the_matrix_ipopt_solves_again() {
+        let h = create();
+        assert_eq!(configure(h, 0.2, 0.1), FATAL, "ldl_pivtol above ldl_pivtolmax");
+        assert_eq!(configure(h, 1e-8, 0.1), SUCCESS);
+        let (ia, ja) = ([0, 2, 3], [0, 1, 1]);
+        assert_eq!(structure(h, 2, 3, ia.as_ptr(), ja.as_ptr()), SUCCESS);
+        // SAFETY: the values array holds the pattern's 3 entries.
+        let give = |v: [f64; 3]| unsafe { std::slice::from_raw_parts_mut(values(h), 3).copy_from_slice(&v) };
+        let factorizations = |h: *mut c_void| with(h, 0, |h| h.ldl.factorizations);
+        let solve_with = |new_matrix: c_int, expected_neg: Option<c_int>| {
+            let mut rhs = [1.0, 2.0];
+            let status = solve(h, new_matrix, 1, rhs.as_mut_ptr(), c_int::from(expected_neg.is_some()), expected_neg.unwrap_or(0));
+            (status, rhs)
+        };
+        give([1.0, 1.0, 0.0]);
+        assert_eq!(solve_with(1, Some(1)), (SUCCESS, [2.0, -1.0]));
+        assert_eq!(factorizations(h), 1);
+        // Ipopt raises the quality, then solves with the same matrix (not handed over
+        // again): factored again, by the pivoting factor at u = √1e-8.
+        assert_eq!(increase_quality(h), 1);
+        assert_eq!(solve_with(0, None), (SUCCESS, [2.0, -1.0]));
+        assert_eq!(factorizations(h), 2, "factored again");
+        assert!(with(h, false, |h| h.ldl.pivoted()));
+        assert_eq!(with(h, 0.0, |h| h.ldl.pivot_threshold), 1e-4);
+        assert_eq!(solve_with(0, None).0, SUCCESS);
+        assert_eq!(factorizations(h), 2, "a plain re-solve reuses the factor");
+        // A wrong inertia from the pivoting factor: a stricter threshold cannot help.
+        assert_eq!(solve_with(1, Some(0)).0, WRONG_INERTIA);
+        assert_eq!(increase_quality(h), 0);
+        // A singular matrix is reported so (Ipopt regularizes it) ...
+        give([0.0, 0.0, 0.0]);
+        assert_eq!(solve_with(1, Some(1)).0, SINGULAR);
+        assert_eq!(hand_over(h), 0);
+        // ... but one that fails when factored again after a quality increase goes to
+        // Ipopt's own solver: Ipopt cannot regularize a system it already accepted.
+        assert_eq!(increase_quality(h), 1);
+        assert_eq!(solve_with(0, None).0, SINGULAR);
+        assert_eq!(hand_over(h), 1);
+        destroy(h);
+    }
 }

@@ -91,7 +91,7 @@ extern "C" {
     pub fn SetIntermediateCallback(p: IpoptProblem, cb: Intermediate_CB);
     /// The linear solver of this problem's solves (null: Ipopt's own, by `linear_solver`).
     pub fn fesd_ipopt_set_linear_solver(p: IpoptProblem, solver: *const LinearSolver);
-    /// Matrices the foreign linear solver handed to Ipopt's own so far.
+    /// Matrices the foreign linear solver handed to Ipopt's own (or skipped) so far.
     pub fn fesd_ipopt_fallbacks() -> std::ffi::c_long;
     #[link_name = "fesd_ipopt_solve"]
     pub fn IpoptSolve(

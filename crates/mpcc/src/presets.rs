@@ -34,13 +34,12 @@ pub fn simulation_formulation() -> Formulation {
 /// several optimal-control test problems in spurious local minima.
 /// Evidence: `docs/evidence/ocp.md`, "The optimal-control homotopy".
 ///
-/// Its KKT systems go to fesd's LDLᵀ (`linear_solver ldl`) with the pivot threshold
-/// `ldl_pivtol 1e-4`: a quarter less time per Ipopt iteration than MUMPS on the
-/// optimal-control benchmarks at the same costs; with u = 1e-8 (the MPCC default) the
-/// voice-coil motor at N = 240 ends at another local minimum.
+/// Its KKT systems go to MUMPS (`perturb_always_cd` off): fesd's LDLᵀ
+/// (`--ipopt linear_solver=ldl ldl_pivtol=1e-4`) takes a quarter less time per Ipopt
+/// iteration here, but ends some warm MPC re-solves in more iterations than cold ones.
 /// Evidence: `docs/evidence/kkt.md`, "The LDLᵀ for optimal control".
 pub fn optimal_control() -> HomotopyOptions {
-    HomotopyOptions { sigma_exponent: 2.0, ..scholtes_direct() }.with_ipopt("linear_solver", "ldl").with_ipopt("ldl_pivtol", 1e-4)
+    HomotopyOptions { sigma_exponent: 2.0, ..scholtes_direct() }
 }
 
 /// Optimal control of rigid bodies: [`optimal_control`] with each NLP stopped after
