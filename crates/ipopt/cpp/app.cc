@@ -143,7 +143,8 @@ class FallbackSolver : public SymLinearSolver {
   bool have_tag_ = false;
 };
 
-// The options of fesd's LDLᵀ (`linear_solver = ldl`), checked by Ipopt like its own.
+// The options of fesd's LDLᵀ (`linear_solver = ldl`), checked by Ipopt like its own;
+// the defaults are those of fesd-kkt's `Ldl::default()`.
 void RegisterLdlOptions(RegisteredOptions& reg) {
   reg.SetRegisteringCategory("fesd LDL");
   reg.AddBoundedNumberOption("ldl_pivtol", "Pivot threshold u of fesd's LDL^T.", 0.0, true, 1.0, true, 1e-8,

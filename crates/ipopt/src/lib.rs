@@ -1016,7 +1016,9 @@ fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<()
             return Err(IpoptError::InvalidOption { name: name.clone(), value: value.to_string() });
         }
     }
-    // Ipopt checks each option's range; the LDLᵀ's pair must also be ordered.
+    // Ipopt checks each option's range; the LDLᵀ's pair must also be ordered (defaults:
+    // the LDLᵀ's own, which the shim registers with Ipopt).
+    let defaults = fesd_kkt::Ldl::default();
     let last = |key: &str, default: f64| {
         options.iter().rev().find(|(name, _)| name == key).map_or(default, |(_, v)| match v {
             OptionValue::Num(x) => *x,
@@ -1024,7 +1026,7 @@ fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<()
             OptionValue::Str(_) => default,
         })
     };
-    let (pivtol, pivtolmax) = (last("ldl_pivtol", 1e-8), last("ldl_pivtolmax", 0.1));
+    let (pivtol, pivtolmax) = (last("ldl_pivtol", defaults.pivot_threshold), last("ldl_pivtolmax", defaults.max_pivot_threshold));
     if pivtol > pivtolmax {
         return Err(IpoptError::InvalidOption {
             name: "ldl_pivtolmax".into(),
