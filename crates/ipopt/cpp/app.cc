@@ -144,7 +144,7 @@ class FallbackSolver : public SymLinearSolver {
 };
 
 // The options of fesd's LDLᵀ (`linear_solver = ldl`), checked by Ipopt like its own;
-// the defaults are those of fesd-kkt's `Ldl::default()`.
+// the defaults are fesd-kkt's DEFAULT_PIVOT_THRESHOLD and DEFAULT_MAX_PIVOT_THRESHOLD.
 void RegisterLdlOptions(RegisteredOptions& reg) {
   reg.SetRegisteringCategory("fesd LDL");
   reg.AddBoundedNumberOption("ldl_pivtol", "Pivot threshold u of fesd's LDL^T.", 0.0, true, 1.0, true, 1e-8,

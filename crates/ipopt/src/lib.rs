@@ -1018,7 +1018,6 @@ fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<()
     }
     // Ipopt checks each option's range; the LDLᵀ's pair must also be ordered (defaults:
     // the LDLᵀ's own, which the shim registers with Ipopt).
-    let defaults = fesd_kkt::Ldl::default();
     let last = |key: &str, default: f64| {
         options.iter().rev().find(|(name, _)| name == key).map_or(default, |(_, v)| match v {
             OptionValue::Num(x) => *x,
@@ -1026,7 +1025,8 @@ fn apply_options(prob: &Problem, options: &[(String, OptionValue)]) -> Result<()
             OptionValue::Str(_) => default,
         })
     };
-    let (pivtol, pivtolmax) = (last("ldl_pivtol", defaults.pivot_threshold), last("ldl_pivtolmax", defaults.max_pivot_threshold));
+    let (pivtol, pivtolmax) =
+        (last("ldl_pivtol", fesd_kkt::DEFAULT_PIVOT_THRESHOLD), last("ldl_pivtolmax", fesd_kkt::DEFAULT_MAX_PIVOT_THRESHOLD));
     if pivtol > pivtolmax {
         return Err(IpoptError::InvalidOption {
             name: "ldl_pivtolmax".into(),

@@ -39,7 +39,7 @@ pub struct KktSystem {
 }
 
 fn default_pivot_threshold() -> f64 {
-    Ldl::default().pivot_threshold
+    fesd_kkt::DEFAULT_PIVOT_THRESHOLD
 }
 
 struct Capture {

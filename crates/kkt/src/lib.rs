@@ -140,6 +140,11 @@ pub struct Ldl {
     pub refinements: usize,
 }
 
+/// The default pivot threshold u of [`Ldl::pivot_threshold`].
+pub const DEFAULT_PIVOT_THRESHOLD: f64 = 1e-8;
+/// The default of [`Ldl::max_pivot_threshold`].
+pub const DEFAULT_MAX_PIVOT_THRESHOLD: f64 = 0.1;
+
 impl Default for Ldl {
     fn default() -> Self {
         Ldl {
@@ -159,8 +164,8 @@ impl Default for Ldl {
             factored: false,
             negative: 0,
             pivot_tolerance: 1e-13,
-            pivot_threshold: 1e-8,
-            max_pivot_threshold: 0.1,
+            pivot_threshold: DEFAULT_PIVOT_THRESHOLD,
+            max_pivot_threshold: DEFAULT_MAX_PIVOT_THRESHOLD,
             quality_increases: 0,
             max_delayed: 1.0,
             refine_tolerance: 1e-10,
