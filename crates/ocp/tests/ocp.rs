@@ -111,14 +111,14 @@ fn sliding_mode_ocp_matches_the_reference_implementation() {
     let xf = r.x.last().unwrap();
     let target = [-std::f64::consts::PI / 6.0, -std::f64::consts::PI / 4.0];
     assert!((xf[0] - target[0]).abs() < 1e-8 && (xf[1] - target[1]).abs() < 1e-8);
+    // MUMPS as Ipopt's linear solver instead of the preset's LDLᵀ: the same optimum.
+    let mut mumps = ocp.clone();
+    mumps.options.homotopy.ipopt.push(("linear_solver".into(), "mumps".into()));
+    let m = OcpSolver::new(&mumps).unwrap().solve().unwrap();
+    assert!(m.status.is_converged() && m.comp_residual <= 1e-9, "{:?}", m.status);
+    assert!((m.objective - r.objective).abs() <= 1e-6, "{} vs {}", m.objective, r.objective);
     // The same NLP expanded into one SX graph and evaluated by CasADi (no compiler
     // run) reaches the same optimum along the same homotopy.
-    // fesd's sparse LDLᵀ as Ipopt's linear solver: the same optimum.
-    let mut ldl = ocp.clone();
-    ldl.options.homotopy.ipopt.push(("linear_solver".into(), "ldl".into()));
-    let l = OcpSolver::new(&ldl).unwrap().solve().unwrap();
-    assert!(l.status.is_converged() && l.comp_residual <= 1e-9, "{:?}", l.status);
-    assert!((l.objective - r.objective).abs() <= 1e-6, "{} vs {}", l.objective, r.objective);
     let mut expanded = ocp.clone();
     expanded.options.expand = true;
     let e = OcpSolver::new(&expanded).unwrap().solve().unwrap();
