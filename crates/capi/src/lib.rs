@@ -480,8 +480,9 @@ pub unsafe extern "C" fn fesd_solver_warm_start_from_last_solve(solver: *mut fes
 }
 
 /// Sets one homotopy option by its name (`kappa`, `comp_tol`, `max_iter`, …) to a JSON
-/// value (`"0.2"`, `"1e-10"`, `"{\"print_level\": 5}"`); the options compiled into the
-/// kernels (relaxation, steering, lower bounds, finish) are not among them.
+/// value (`"0.2"`, `"1e-10"`; for `ipopt` a map of Ipopt options, `"{\"print_level\": 5}"`,
+/// added after the solver's own); the options compiled into the kernels (relaxation,
+/// steering, lower bounds, finish) are not among them.
 ///
 /// # Safety
 /// `solver` must be NULL or come from [`fesd_solver_create`]; `key` and `value`

@@ -151,6 +151,7 @@ pub use error::{MpccError, Result};
 /// Compiler settings and build timings of the kernels, as the solvers take and report them.
 pub use fesd_codegen::CompileOptions;
 pub use fesd_nlp::BuildReport;
+pub use ipopt::OptionValue;
 pub use options::{Formulation, HomotopyOptions, Kernels, LowerBounds, Relaxation, Steering, MAX_HOMOTOPY_STEPS};
 #[cfg(feature = "symbolic")]
 pub use problem::Mpcc;

@@ -442,11 +442,35 @@ impl HomotopyOptions {
 
     /// These options with the fields in `fields` (by their JSON names, e.g.
     /// `"kappa": 0.2`, `"sigma_n": 1e-12`) replaced: options set by name, as a
-    /// command line or a configuration file gives them. Unknown names and values of
-    /// the wrong type are errors naming them (not checked against ranges: see
+    /// command line or a configuration file gives them. The Ipopt options given, as
+    /// a map (`"ipopt": {"max_iter": 3000, "linear_solver": "mumps"}`) or in the
+    /// serialized form (`[["max_iter", {"Int": 3000}]]`), are added after those these
+    /// options hold (Ipopt takes the last value of a name), so a preset's own Ipopt
+    /// options stay unless named again. Unknown names and values of the wrong type are
+    /// errors naming them (not checked against ranges: see
     /// [`HomotopyOptions::validate`]).
-    pub fn with_fields(&self, fields: serde_json::Map<String, serde_json::Value>) -> Result<Self> {
+    pub fn with_fields(&self, mut fields: serde_json::Map<String, serde_json::Value>) -> Result<Self> {
         let invalid = |e: serde_json::Error| MpccError::InvalidOption { name: "homotopy", reason: e.to_string() };
+        if let Some(given) = fields.remove("ipopt") {
+            let bad = |reason: String| MpccError::InvalidOption { name: "ipopt", reason };
+            let given: Vec<(String, OptionValue)> = match given {
+                serde_json::Value::Object(map) => map
+                    .into_iter()
+                    .map(|(name, value)| match value {
+                        serde_json::Value::String(text) => Ok((name, OptionValue::Str(text))),
+                        serde_json::Value::Number(number) => {
+                            let value = OptionValue::parse_for(&name, &number.to_string());
+                            Ok((name, value))
+                        }
+                        other => Err(bad(format!("{name}: {other} is neither a string nor a number"))),
+                    })
+                    .collect::<Result<_>>()?,
+                list => serde_json::from_value(list).map_err(|e| bad(e.to_string()))?,
+            };
+            let mut ipopt = self.ipopt.clone();
+            ipopt.extend(given);
+            fields.insert("ipopt".into(), serde_json::to_value(ipopt).map_err(invalid)?);
+        }
         let mut all = match serde_json::to_value(self).map_err(invalid)? {
             serde_json::Value::Object(all) => all,
             other => {

@@ -267,6 +267,20 @@ fn options_from_json_reject_unknown_keys() {
     assert!(e.contains("sigma0"), "{e}");
     let e = serde_json::from_str::<fesd_ocp::OcpOptions>(r#"{"fesd": {"n_finite_elements": 4}}"#).unwrap_err().to_string();
     assert!(e.contains("n_finite_elements"), "{e}");
+    // Ipopt options given by name come after the preset's (its linear solver stays).
+    let o: fesd_ocp::OcpOptions = serde_json::from_str(r#"{"homotopy": {"ipopt": {"max_iter": 3000, "tol": 1e-9}}}"#).unwrap();
+    let preset = fesd_mpcc::presets::optimal_control().ipopt;
+    assert!(preset.iter().any(|(k, v)| k == "linear_solver" && v.to_string() == "ldl"), "{preset:?}");
+    assert_eq!(o.homotopy.ipopt[..preset.len()], preset[..]);
+    let added: Vec<_> = o.homotopy.ipopt[preset.len()..].iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();
+    assert_eq!(added, [("max_iter", "3000".to_string()), ("tol", "1e-9".to_string())]);
+    assert!(matches!(o.homotopy.ipopt[preset.len()].1, fesd_mpcc::OptionValue::Int(3000)), "an integer option");
+    let listed: fesd_ocp::OcpOptions = serde_json::from_str(r#"{"homotopy": {"ipopt": [["max_iter", {"Int": 3000}]]}}"#).unwrap();
+    assert_eq!(listed.homotopy.ipopt[..], o.homotopy.ipopt[..preset.len() + 1]);
+    for bad in [r#"[["max_iter"]]"#, r#"{"max_iter": true}"#] {
+        let e = serde_json::from_str::<fesd_ocp::OcpOptions>(&format!(r#"{{"homotopy": {{"ipopt": {bad}}}}}"#)).unwrap_err().to_string();
+        assert!(e.contains("ipopt"), "{e}");
+    }
 }
 
 #[test]

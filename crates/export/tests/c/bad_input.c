@@ -101,6 +101,10 @@ int main(int argc, char** argv) {
   EXPECT(fesd_solver_set_option(s, "no_such_option", "1"), FESD_ERR_OPTION);
   EXPECT(fesd_solver_set_option(s, "kappa", "\"fast\""), FESD_ERR_OPTION);
   EXPECT(fesd_solver_set_option(s, 0, "1"), FESD_ERR_NULL);
+  EXPECT(fesd_solver_set_option(s, "ipopt", "{\"max_iter\": true}"), FESD_ERR_OPTION);
+  CHECK(strstr(fesd_solver_last_error(s), "max_iter") != 0);
+  /* Ipopt options by name, after the solver's own: the value it has already. */
+  EXPECT(fesd_solver_set_option(s, "ipopt", "{\"print_level\": 0}"), FESD_OK);
   EXPECT(fesd_solver_solve(s, &info), FESD_OK);
   CHECK(strcmp(fesd_solver_last_error(s), "") == 0);
   CHECK(info.ipopt_iterations == want.ipopt_iterations && info.objective == want.objective);
