@@ -384,7 +384,8 @@ pub struct HomotopyOptions {
     /// `perturb_always_cd` as above;
     /// for starts with duals also both warm-start pushes 1e-9; `linear_solver ldl`, fesd's
     /// sparse LDLᵀ, where `perturb_always_cd` is on, else `mumps`; evidence:
-    /// `docs/evidence/kkt.md`).
+    /// `docs/evidence/kkt.md`). A preset may hold its own here
+    /// ([`presets::optimal_control`](crate::presets::optimal_control): the LDLᵀ).
     pub ipopt: Vec<(String, OptionValue)>,
 }
 
