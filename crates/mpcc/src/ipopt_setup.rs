@@ -6,8 +6,8 @@ use ipopt::IpoptSolver;
 
 /// The Ipopt options every NLP of fesd's MPCC solver gets, the homotopy's and the
 /// finish's: output by `verbosity`, `bound_relax_factor 0`, `mu_strategy adaptive`,
-/// `warm_start_init_point yes`, `linear_solver ldl` with `perturb_always_cd` (else
-/// `mumps`).
+/// `warm_start_init_point yes`, the linear solver [`HomotopyOptions::linear_solver`]
+/// names.
 pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &HomotopyOptions) -> &'a mut IpoptSolver {
     ipopt
         .set_option("print_level", if opts.verbosity >= 2 { 5 } else { 0 })
@@ -15,10 +15,10 @@ pub(crate) fn set_common_ipopt_options<'a>(ipopt: &'a mut IpoptSolver, opts: &Ho
         .set_option("bound_relax_factor", 0.0)
         .set_option("mu_strategy", "adaptive")
         .set_option("warm_start_init_point", "yes")
-        // fesd's sparse LDLᵀ where the constraint block is regularized (static pivots take
-        // most KKT matrices); MUMPS where it is not (there the LDLᵀ pivots every matrix and
-        // is not faster). Evidence: `docs/evidence/kkt.md`.
-        .set_option("linear_solver", if opts.perturb_always_cd { "ldl" } else { "mumps" })
+        // Unless the options name one: fesd's sparse LDLᵀ where the constraint block is
+        // regularized (static pivots take most KKT matrices), MUMPS where it is not (the
+        // optimal-control preset names the LDLᵀ). Evidence: `docs/evidence/kkt.md`.
+        .set_option("linear_solver", opts.linear_solver())
 }
 
 /// max_i |v_i| (0 for an empty slice).

@@ -383,7 +383,8 @@ pub struct HomotopyOptions {
     /// `bound_relax_factor 0`, `mu_strategy adaptive`, `mumps_pivtol 1e-8`, `warm_start_init_point yes`,
     /// `perturb_always_cd` as above;
     /// for starts with duals also both warm-start pushes 1e-9; `linear_solver ldl`, fesd's
-    /// sparse LDLᵀ, where `perturb_always_cd` is on, else `mumps`; evidence:
+    /// sparse LDLᵀ, where `perturb_always_cd` is on, else `mumps`
+    /// ([`HomotopyOptions::linear_solver`]); evidence:
     /// `docs/evidence/kkt.md`). A preset may hold its own here
     /// ([`presets::optimal_control`](crate::presets::optimal_control): the LDLᵀ).
     pub ipopt: Vec<(String, OptionValue)>,
@@ -571,6 +572,17 @@ impl HomotopyOptions {
         self.ipopt.iter().any(|(k, _)| k == name)
     }
 
+    /// The linear solver Ipopt factors the KKT systems with: the last `linear_solver` of
+    /// [`HomotopyOptions::ipopt`], else `ldl` (fesd's LDLᵀ) where `perturb_always_cd` is
+    /// on and `mumps` where it is off.
+    pub fn linear_solver(&self) -> String {
+        match self.ipopt.iter().rev().find(|(name, _)| name == "linear_solver") {
+            Some((_, value)) => value.to_string(),
+            None if self.perturb_always_cd => "ldl".into(),
+            None => "mumps".into(),
+        }
+    }
+
     /// Adds an Ipopt option (string, integer or number).
     pub fn with_ipopt(mut self, name: &str, value: impl Into<OptionValue>) -> Self {
         self.ipopt.push((name.to_string(), value.into()));
@@ -611,5 +623,20 @@ mod sigma_update_tests {
         assert!(nan.validate().is_err());
         let ok = HomotopyOptions { sigma_exponent: 2.0, ..HomotopyOptions::default() };
         assert_eq!(ok.homotopy_steps(), 8, "100, 10, 1, 0.1, 0.01, 1e-4, 1e-8, σ_N = 1e-10");
+    }
+}
+
+#[cfg(test)]
+mod linear_solver_tests {
+    use super::HomotopyOptions;
+    use crate::presets;
+
+    #[test]
+    fn the_linear_solver_is_the_last_named_else_follows_perturb_always_cd() {
+        assert_eq!(HomotopyOptions::default().linear_solver(), "ldl");
+        assert_eq!(presets::scholtes_direct().linear_solver(), "mumps");
+        assert_eq!(presets::optimal_control().linear_solver(), "ldl");
+        assert_eq!(presets::rigid_body_optimal_control().linear_solver(), "mumps");
+        assert_eq!(presets::optimal_control().with_ipopt("linear_solver", "mumps").linear_solver(), "mumps");
     }
 }

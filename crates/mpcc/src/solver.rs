@@ -464,14 +464,15 @@ impl MpccSolver {
 
     fn print_header(&self, n_steps: usize) {
         println!(
-            "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}{}, comp_tol = {:e}, {} steps planned",
+            "homotopy: {} relaxation, {} steering, sigma_0 = {:e}, kappa = {}{}, comp_tol = {:e}, {} steps planned, linear solver {}",
             self.formulation.relaxation.name(),
             self.formulation.steering.name(),
             self.opts.sigma_0,
             self.opts.kappa,
             if self.opts.sigma_exponent > 1.0 { format!(", sigma_exponent = {}", self.opts.sigma_exponent) } else { String::new() },
             self.opts.comp_tol,
-            n_steps
+            n_steps,
+            self.opts.linear_solver()
         );
         println!("{:>3} {:>10} {:<34} {:>5} {:>15} {:>10} {:>9}", "k", "sigma", "ipopt status", "iter", "objective", "comp_res", "time[s]");
     }
