@@ -49,6 +49,36 @@ cls_model! {
     }
 }
 
+/// A model whose operands are parenthesized: the checked operations the macro makes of
+/// `+ - * /` must not leave parentheses rustc's `unused_parens` lint flags.
+#[deny(unused_parens)]
+mod parenthesized {
+    use fesd::dsl::pss_model;
+
+    pss_model! {
+        /// ẋ = −1 above x = 1/2 and +1 below: reaches 1/2 at t = 1/2 from x = 1, then slides.
+        pub Parenthesized {
+            states    { x }
+            switching { c = (x - 0.25) - (0.25) }
+            regions   {
+                above: c > 0 => [((x - x) - (1.0)) / ((2.0) * (0.5))],
+                below: c < 0 => [(x - x) + (1.0) * (1.0)],
+            }
+        }
+    }
+}
+
+#[test]
+fn parenthesized_operands_expand_without_lint_and_simulate() {
+    let model = parenthesized::Parenthesized::new().unwrap();
+    let mut opts: SimulatorOptions = SimulatorOptions { step: 0.1, n_steps: 10, ..Default::default() };
+    opts.fesd.n_fe = 2;
+    let r = Simulator::new(&model.model, opts).unwrap().simulate(&[1.0], &[], &[]).unwrap();
+    let traj = parenthesized::Parenthesized::trajectory(&r).unwrap();
+    assert!((r.switch_times[0] - 0.5).abs() < 1e-6, "switch at {}", r.switch_times[0]);
+    assert!((traj.x.x.last().unwrap() - 0.5).abs() < 1e-6);
+}
+
 fn oscillator_options() -> SimulatorOptions {
     let t_end = std::f64::consts::FRAC_PI_2;
     let mut opts: SimulatorOptions = SimulatorOptions { step: t_end / 29.0, n_steps: 29, ..Default::default() };

@@ -312,6 +312,11 @@ impl VisitMut for Rewrite<'_> {
                 let at = location(span);
                 *e = syn::parse_quote_spanned!(span=> #rt::located(#c, #at)?);
             }
+            // Parentheses around what became a call (or never needed them) would make
+            // rustc's `unused_parens` lint fire on the user's code.
+            Expr::Paren(p) if matches!(&*p.expr, Expr::Try(_) | Expr::Call(_) | Expr::MethodCall(_) | Expr::Path(_) | Expr::Lit(_)) => {
+                *e = (*p.expr).clone();
+            }
             _ => {}
         }
     }
