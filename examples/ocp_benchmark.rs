@@ -1,17 +1,20 @@
 //! Optimal-control speed and accuracy against the reference implementation's cases
 //! (its `reference_ocps.py`): the sliding-mode OCP (N = 6, N_FE = 6) and the
 //! voice-coil motor with Coulomb friction (N = 30, 60, 120, 240; N_FE = 2,
-//! L2-relaxed-scaled step equilibration, comp_tol 1e-6). Per case it prints
+//! L2-relaxed-scaled step equilibration, comp_tol 1e-6); and `cart_pole_N`, the
+//! reference's cart-pole swing-up with friction (`problems::cart_pole`, default
+//! options, N = 50 by default; not in the reference's script). Per case it prints
 //! `<case>_wall_time_s` (solve only, compilation excluded), `<case>_ipopt_iterations`
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
 //! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …]
-//! [--homotopy key=value …] [--fesd key=value …] [--guess-by-simulation] <case> …]`
+//! [--homotopy key=value …] [--fesd key=value …] [--guess-by-simulation] [--guess-x0] <case> …]`
 //! (`-v`: Ipopt's output; `--ipopt`: an Ipopt option for every NLP of the homotopy;
 //! `--homotopy`: a field of `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`,
 //! `warm_start_duals=true`; `--fesd`: a field of the case's `FesdOptions`, e.g.
 //! `gamma_h=0.9`, `step_equilibration_hessian="Exact"`;
 //! `--guess-by-simulation`: start from a simulated guess; for experiments;
+//! `--guess-x0`: the states start at x0, not on the straight line to the terminal target;
 //! `--expand`: `OcpOptions::expand`, the NLP as one SX graph evaluated by CasADi).
 //!
 //! `--mpc K`: after the solve, K re-solves as in model predictive control, each from
@@ -50,7 +53,7 @@ fn mpc_re_solves(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let all = ["sliding_mode", "motor_30", "motor_60", "motor_120", "motor_240"];
+    let all = ["sliding_mode", "motor_30", "motor_60", "motor_120", "motor_240", "cart_pole_50"];
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "-v");
     let mut ipopt = Vec::new();
@@ -58,12 +61,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut homotopy = serde_json::Map::new();
     let mut fesd = serde_json::Map::new();
     let mut simulate_guess = false;
+    let mut x0_guess = false;
     let mut expand = false;
     let mut mpc_steps = 0;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
         if a == "-h" || a == "--help" {
-            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [--fesd key=value …] [case …]\ncases: {}", all.join(", "));
+            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--guess-x0] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [--fesd key=value …] [case …]\ncases: {}", all.join(", "));
             return Ok(());
         } else if a == "--" {
             continue;
@@ -77,6 +81,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             fesd.insert(k.to_string(), serde_json::from_str(v)?);
         } else if a == "--mpc" {
             mpc_steps = rest.next().ok_or("--mpc needs a number of re-solves")?.parse()?;
+        } else if a == "--guess-x0" {
+            x0_guess = true;
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
         } else if a == "--expand" {
@@ -94,6 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let ocp = match case.as_str() {
             "sliding_mode" => problems::sliding_mode()?,
             c if c.starts_with("motor_") => problems::voice_coil_motor(c["motor_".len()..].parse()?)?,
+            c if c.starts_with("cart_pole_") => problems::cart_pole(c["cart_pole_".len()..].parse()?)?,
             other => return Err(format!("unknown case {other}; one of {all:?}").into()),
         };
         let mut ocp = ocp;
@@ -102,6 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
         ocp.options.expand = expand;
+        ocp.options.straight_line_guess = !x0_guess;
         ocp.options.homotopy = ocp.options.homotopy.with_fields(homotopy.clone())?;
         if !fesd.is_empty() {
             // The case's FESD options with the given fields replaced (unknown keys rejected).

@@ -177,6 +177,12 @@ pub struct OcpOptions<E: ElementOptions = FesdOptions> {
     /// With `expand` CasADi always evaluates, so `Compiled` is refused.
     /// Evidence: `docs/evidence/ocp.md`, "First result".
     pub kernels: Kernels,
+    /// Start the states on straight lines from x0 to the values the terminal
+    /// constraint pins them to ([`Ocp::terminal_state_targets`]; the other states stay
+    /// at x0) instead of at x0 everywhere; without such a target the guess is x0 either
+    /// way. Default [`ElementOptions::ocp_straight_line_guess`]: true for switched
+    /// systems, false for rigid bodies. Evidence: `docs/evidence/ocp.md`, "Straight-line guess".
+    pub straight_line_guess: bool,
 }
 
 /// Reads homotopy options whose missing fields take `E`'s [`ElementOptions::ocp_homotopy`].
@@ -193,6 +199,7 @@ impl<E: ElementOptions> Default for OcpOptions<E> {
             state_bounds_at_stages: false,
             expand: false,
             kernels: Kernels::default(),
+            straight_line_guess: E::ocp_straight_line_guess(),
         }
     }
 }
@@ -291,6 +298,32 @@ impl<M: ModelKind> Ocp<M> {
             options: OcpOptions::default(),
             model,
         }
+    }
+
+    /// Per state, the value the terminal constraint pins it to: a row `a·x_j + b` (a ≠ 0,
+    /// no other state, no parameter) whose lower and upper bounds are equal fixes x_j at
+    /// `(bound − b)/a`; None for every other state.
+    pub fn terminal_state_targets(&self) -> Result<Vec<Option<f64>>> {
+        let x = self.model.state()?;
+        let mut targets = vec![None; x.nrow()];
+        let Some(terminal) = &self.terminal else { return Ok(targets) };
+        let zeros = SX::zeros(x.nrow(), 1);
+        for ((row, &lower), &upper) in terminal.expr.entries()?.iter().zip(&terminal.lower).zip(&terminal.upper) {
+            if lower != upper || !lower.is_finite() {
+                continue;
+            }
+            let gradient = SX::jacobian(row, &x)?;
+            if !gradient.is_constant() {
+                continue;
+            }
+            let a = gradient.densify().evalf()?;
+            let mut pinned = a.iter().enumerate().filter(|(_, v)| **v != 0.0);
+            let (Some((j, &a_j)), None) = (pinned.next(), pinned.next()) else { continue };
+            // A parameter left in b makes it non-constant: no target then.
+            let Ok(b) = SX::substitute(row, &x, &zeros)?.evalf() else { continue };
+            targets[j] = Some((lower - b[0]) / a_j);
+        }
+        Ok(targets)
     }
 
     /// The model's parameters with the free ones at their guesses.

@@ -144,6 +144,12 @@ impl<M: ModelKind> OcpSolver<M> {
         let start = Instant::now();
         let mut t = transcribe(ocp, lowering.as_deref(), module)?;
         t.mpcc.formulation = ocp.options.formulation;
+        if ocp.options.straight_line_guess {
+            if let Some(line) = straight_line(ocp, ocp.x0.guess())? {
+                t.table.guess = state_guess_of(ocp, &t, &line)?;
+                t.mpcc.w0 = t.table.guess.clone();
+            }
+        }
         let outputs = [t.outputs.clone()];
         let solver = if ocp.options.expand {
             MpccSolver::with_outputs(&expanded(&t.mpcc)?, ocp.options.homotopy.clone(), compile, Kernels::Interpreted, &outputs)?
@@ -239,6 +245,16 @@ impl<M: ModelKind> OcpSolver<M> {
         Ok(())
     }
 
+    /// The next solve starts from states on straight lines from the current x0 to the
+    /// values the terminal constraint pins them to ([`OcpOptions::straight_line_guess`],
+    /// here from the x0 of [`OcpSolver::set_x0`]). Returns false, the guess unchanged,
+    /// where the terminal constraint pins no state.
+    pub fn guess_straight_line(&mut self) -> Result<bool> {
+        let Some(line) = straight_line(&self.ocp, &self.x0_now())? else { return Ok(false) };
+        self.set_state_guess(&line)?;
+        Ok(true)
+    }
+
     /// The table's guess with the states taken from the trajectory `x_of_t` on the
     /// nominal grid (every interval T/N long, its elements of equal length h): every
     /// element's states at its RK nodes and its end (a switched system in the
@@ -248,32 +264,7 @@ impl<M: ModelKind> OcpSolver<M> {
     /// the initial and a target state, or from a trajectory known from elsewhere. A
     /// value of the wrong size or not finite is an error.
     pub fn state_guess(&self, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<Vec<f64>> {
-        let (ocp, dcs) = (&self.ocp, &self.t.dcs);
-        let n_x = dcs.n_x();
-        let at = |t: f64| -> Result<Vec<f64>> {
-            let x = x_of_t(t);
-            if x.len() != n_x || x.iter().any(|v| !v.is_finite()) {
-                return invalid("state guess", format!("x({t}) must have {n_x} finite entries, got {x:?}"));
-            }
-            Ok(x)
-        };
-        let table = &self.t.table;
-        let mut w = table.guess.clone();
-        if table.block("x0", None, None).is_some() {
-            table
-                .write(&mut w, "x0", None, None, &at(0.0)?)
-                .ok_or_else(|| OcpError::Invalid { what: "state guess", reason: "no block x0".into() })?;
-        }
-        let (interval, nodes) = (ocp.horizon.guess() / ocp.n_intervals as f64, dcs.guess_nodes());
-        for (k, &n_fe) in dcs.fe().iter().enumerate() {
-            let h = interval / n_fe as f64;
-            for n in 0..n_fe {
-                let t0 = k as f64 * interval + n as f64 * h;
-                let inside = nodes.iter().map(|c| at(t0 + c * h)).collect::<Result<Vec<_>>>()?;
-                dcs.write_state_guess(table, &mut w, (k, n), h, (&at(t0)?, &inside, &at(t0 + h)?))?;
-            }
-        }
-        Ok(w)
+        state_guess_of(&self.ocp, &self.t, x_of_t)
     }
 
     /// The next solve starts from the table's initial guess again, not from the previous
@@ -428,6 +419,51 @@ impl<M: ModelKind> OcpSolver<M> {
 
 /// `m` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
 /// symbols w and p, through the expansion of one function of all of them.
+/// The straight line from `x0` to the terminal targets over the horizon's guess
+/// (untargeted states constant); None where no state has a target.
+#[allow(clippy::type_complexity)]
+fn straight_line<M: ModelKind>(ocp: &Ocp<M>, x0: &[f64]) -> Result<Option<Box<dyn Fn(f64) -> Vec<f64>>>> {
+    let targets = ocp.terminal_state_targets()?;
+    if targets.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let (x0, t_end) = (x0.to_vec(), ocp.horizon.guess());
+    Ok(Some(Box::new(move |t: f64| {
+        let s = (t / t_end).clamp(0.0, 1.0);
+        x0.iter().zip(&targets).map(|(&a, b)| b.map_or(a, |b| a + s * (b - a))).collect()
+    })))
+}
+
+/// [`OcpSolver::state_guess`] for the transcription `t` of `ocp`.
+fn state_guess_of<M: ModelKind>(ocp: &Ocp<M>, t: &Transcription, x_of_t: &dyn Fn(f64) -> Vec<f64>) -> Result<Vec<f64>> {
+    let dcs = &t.dcs;
+    let n_x = dcs.n_x();
+    let at = |time: f64| -> Result<Vec<f64>> {
+        let x = x_of_t(time);
+        if x.len() != n_x || x.iter().any(|v| !v.is_finite()) {
+            return invalid("state guess", format!("x({time}) must have {n_x} finite entries, got {x:?}"));
+        }
+        Ok(x)
+    };
+    let table = &t.table;
+    let mut w = table.guess.clone();
+    if table.block("x0", None, None).is_some() {
+        table
+            .write(&mut w, "x0", None, None, &at(0.0)?)
+            .ok_or_else(|| OcpError::Invalid { what: "state guess", reason: "no block x0".into() })?;
+    }
+    let (interval, nodes) = (ocp.horizon.guess() / ocp.n_intervals as f64, dcs.guess_nodes());
+    for (k, &n_fe) in dcs.fe().iter().enumerate() {
+        let h = interval / n_fe as f64;
+        for n in 0..n_fe {
+            let t0 = k as f64 * interval + n as f64 * h;
+            let inside = nodes.iter().map(|c| at(t0 + c * h)).collect::<Result<Vec<_>>>()?;
+            dcs.write_state_guess(table, &mut w, (k, n), h, (&at(t0)?, &inside, &at(t0 + h)?))?;
+        }
+    }
+    Ok(w)
+}
+
 fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
     let outputs = [("f", &m.f), ("g", &m.g), ("G", &m.big_g), ("H", &m.big_h)];
     let all = casadi::Function::new("ocp_nlp", &[("w", &m.w), ("p", &m.p)], &outputs)?.expand()?;

@@ -513,3 +513,49 @@ fn a_model_that_evaluates_to_nan_fails_even_from_a_complementary_start() {
     assert!(invalid, "{:?}", bad.status);
     assert!(bad.w.iter().all(|v| v.is_finite()), "the last iterate stays readable");
 }
+
+#[test]
+fn the_terminal_constraint_pins_the_states_its_rows_fix_alone() {
+    use fesd_model::{PssModel, Subsystem};
+    use fesd_ocp::TerminalConstraint;
+    let car = problems::car_turbo(10, 3, Representation::Stewart).unwrap();
+    assert_eq!(car.terminal_state_targets().unwrap(), vec![Some(200.0), Some(0.0)]);
+    let sliding = problems::sliding_mode().unwrap();
+    let pi = std::f64::consts::PI;
+    assert_eq!(sliding.terminal_state_targets().unwrap(), vec![Some(-pi / 6.0), Some(-pi / 4.0), None, None]);
+    // Four states and a parameter: 2 x0 − 4 = 0 pins x0 at 2; x1 + x2, x3² and x3 − p
+    // pin nothing, nor does a row whose bounds differ.
+    let x = SX::sym("x", 4);
+    let p = SX::sym("p", 1);
+    let (x0, x1, x2, x3) = (x.at(0).unwrap(), x.at(1).unwrap(), x.at(2).unwrap(), x.at(3).unwrap());
+    let model = PssModel::new(x.clone()).with_parameters(p.clone()).with_subsystem(Subsystem::new(
+        x0.clone(),
+        vec![vec![1], vec![-1]],
+        vec![SX::zeros(4, 1), SX::zeros(4, 1)],
+    ));
+    let mut ocp = Ocp::new(model, 1.0, 2, &[0.0; 4]);
+    let rows = [&x0 * 2.0 - 4.0, &x1 + &x2, &x3 * &x3, &x3 - &p, x1.clone()];
+    let expr = SX::vertcat(&rows.iter().collect::<Vec<_>>()).unwrap();
+    ocp.terminal = Some(TerminalConstraint { expr, lower: vec![0.0, 1.0, 4.0, 0.0, -1.0], upper: vec![0.0, 1.0, 4.0, 0.0, 1.0] });
+    assert_eq!(ocp.terminal_state_targets().unwrap(), vec![Some(2.0), None, None, None]);
+}
+
+#[test]
+fn the_cart_pole_swings_up_from_the_straight_line_guess() {
+    // The reference implementation's cart-pole with friction, default options: from the
+    // straight line to the upright 336 Ipopt iterations, from x0 everywhere 770
+    // (docs/evidence/ocp.md, "Straight-line guess"); both end at the upright.
+    let ocp = problems::cart_pole(50).unwrap();
+    assert!(ocp.options.straight_line_guess);
+    let mut solver = OcpSolver::new(&ocp).unwrap();
+    let r = solver.solve().unwrap();
+    assert!(r.status.is_converged(), "{:?}", r.status);
+    let end = r.x.last().unwrap();
+    let upright = [0.0, std::f64::consts::PI, 0.0, 0.0];
+    assert!(end.iter().zip(upright).all(|(a, b)| (a - b).abs() < 1e-6), "x(T) = {end:?}");
+    assert!((r.objective - 618.99).abs() < 0.1, "cost {}", r.objective);
+    assert!(r.mpcc.total_iterations < 500, "{} Ipopt iterations", r.mpcc.total_iterations);
+    // From another x0 the line starts there.
+    solver.set_x0(&[-1.0, 0.0, 0.0, 0.0]).unwrap();
+    assert!(solver.guess_straight_line().unwrap());
+}
