@@ -8,13 +8,14 @@
 //! and `<case>_cost` (the NLP objective, as the reference reports it).
 //!
 //! Run: `cargo run --release --example ocp_benchmark [-- [-v] [--ipopt key=value …]
-//! [--homotopy key=value …] [--fesd key=value …] [--guess-by-simulation] [--guess-x0] <case> …]`
+//! [--homotopy key=value …] [--fesd key=value …] [--guess-by-simulation] [--guess-line] <case> …]`
 //! (`-v`: Ipopt's output; `--ipopt`: an Ipopt option for every NLP of the homotopy;
 //! `--homotopy`: a field of `HomotopyOptions` by its JSON name, e.g. `kappa=0.2`,
 //! `warm_start_duals=true`; `--fesd`: a field of the case's `FesdOptions`, e.g.
 //! `gamma_h=0.9`, `step_equilibration_hessian="Exact"`;
 //! `--guess-by-simulation`: start from a simulated guess; for experiments;
-//! `--guess-x0`: the states start at x0, not on the straight line to the terminal target;
+//! `--guess-line`: `OcpOptions::straight_line_guess`, the states start on the straight
+//! line to the terminal target;
 //! `--expand`: `OcpOptions::expand`, the NLP as one SX graph evaluated by CasADi).
 //!
 //! `--mpc K`: after the solve, K re-solves as in model predictive control, each from
@@ -61,13 +62,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut homotopy = serde_json::Map::new();
     let mut fesd = serde_json::Map::new();
     let mut simulate_guess = false;
-    let mut x0_guess = false;
+    let mut line_guess = false;
     let mut expand = false;
     let mut mpc_steps = 0;
     let mut rest = args.iter().filter(|a| *a != "-v");
     while let Some(a) = rest.next() {
         if a == "-h" || a == "--help" {
-            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--guess-x0] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [--fesd key=value …] [case …]\ncases: {}", all.join(", "));
+            println!("usage: ocp_benchmark [-v] [--expand] [--guess-by-simulation] [--guess-line] [--mpc K] [--ipopt key=value …] [--homotopy key=value …] [--fesd key=value …] [case …]\ncases: {}", all.join(", "));
             return Ok(());
         } else if a == "--" {
             continue;
@@ -81,8 +82,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             fesd.insert(k.to_string(), serde_json::from_str(v)?);
         } else if a == "--mpc" {
             mpc_steps = rest.next().ok_or("--mpc needs a number of re-solves")?.parse()?;
-        } else if a == "--guess-x0" {
-            x0_guess = true;
+        } else if a == "--guess-line" {
+            line_guess = true;
         } else if a == "--guess-by-simulation" {
             simulate_guess = true;
         } else if a == "--expand" {
@@ -109,7 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         ocp.options.homotopy.ipopt.extend(ipopt.iter().cloned());
         ocp.options.expand = expand;
-        ocp.options.straight_line_guess = !x0_guess;
+        ocp.options.straight_line_guess = line_guess;
         ocp.options.homotopy = ocp.options.homotopy.with_fields(homotopy.clone())?;
         if !fesd.is_empty() {
             // The case's FESD options with the given fields replaced (unknown keys rejected).

@@ -20,8 +20,6 @@ pub trait ElementOptions: Clone + std::fmt::Debug + PartialEq + serde::Serialize
     fn ocp_default() -> Self;
     /// The optimal-control homotopy of this kind (a preset of `fesd_mpcc::presets`).
     fn ocp_homotopy() -> HomotopyOptions;
-    /// The default of [`OcpOptions::straight_line_guess`](crate::OcpOptions::straight_line_guess) for this kind.
-    fn ocp_straight_line_guess() -> bool;
     /// The fields shared by both kinds (`n_fe` among them).
     fn scheme(&self) -> ElementScheme;
     /// Checks every field (once, here).
@@ -41,11 +39,6 @@ impl ElementOptions for FesdOptions {
     /// [`presets::optimal_control`].
     fn ocp_homotopy() -> HomotopyOptions {
         presets::optimal_control()
-    }
-
-    /// True: switched systems start on the straight line to their terminal targets.
-    fn ocp_straight_line_guess() -> bool {
-        true
     }
 
     fn scheme(&self) -> ElementScheme {
@@ -80,12 +73,6 @@ impl ElementOptions for ClsOptions {
     /// [`presets::rigid_body_optimal_control`].
     fn ocp_homotopy() -> HomotopyOptions {
         presets::rigid_body_optimal_control()
-    }
-
-    /// False: from the straight line the pushed boxes of this crate's tests end at
-    /// other local solutions (`docs/evidence/ocp.md`, "Straight-line guess").
-    fn ocp_straight_line_guess() -> bool {
-        false
     }
 
     fn scheme(&self) -> ElementScheme {
