@@ -64,6 +64,7 @@ mod parenthesized {
                 above: c > 0 => [((x - x) - (1.0)) / ((2.0) * (0.5))],
                 below: c < 0 => [(x - x) + (1.0) * (1.0)],
             }
+            ocp settle { intervals 2, horizon 1.0, x0 [1.0], lagrange ((x) - (0.5)) * ((x) - 0.5), mayer (x) * (2.0) }
         }
     }
 }
@@ -77,6 +78,8 @@ fn parenthesized_operands_expand_without_lint_and_simulate() {
     let traj = parenthesized::Parenthesized::trajectory(&r).unwrap();
     assert!((r.switch_times[0] - 0.5).abs() < 1e-6, "switch at {}", r.switch_times[0]);
     assert!((traj.x.x.last().unwrap() - 0.5).abs() < 1e-6);
+    let ocp = model.settle().unwrap();
+    assert!(ocp.lagrange.is_some() && ocp.mayer.is_some());
 }
 
 fn oscillator_options() -> SimulatorOptions {
