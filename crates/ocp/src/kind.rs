@@ -117,6 +117,9 @@ pub trait ModelKind: Clone + std::fmt::Debug + 'static {
     fn parameters(&self) -> &SX;
     /// Checks the model.
     fn validate_model(&self) -> Result<()>;
+    /// Per state j, the state k with ẋ_j = x_k in every region (a position and its
+    /// velocity), None elsewhere.
+    fn velocity_states(&self) -> Result<Vec<Option<usize>>>;
     /// The horizon of `fe[k]` elements in interval k with `terms` inside every
     /// element; `lowering` writes a switched system's DCS (`None`: the options').
     fn horizon(
@@ -169,6 +172,46 @@ impl ModelKind for PssModel {
 
     fn parameters(&self) -> &SX {
         &self.p
+    }
+
+    fn velocity_states(&self) -> Result<Vec<Option<usize>>> {
+        let n_x = PssModel::n_x(self);
+        let x = &self.x;
+        let zeros = SX::zeros(n_x, 1);
+        let mut out = vec![None; n_x];
+        'states: for (j, slot) in out.iter_mut().enumerate() {
+            // ẋ_j = f0_j + Σ_s f_s,j when every region of subsystem s has the same f_s,j.
+            let mut rate = match &self.f0 {
+                Some(f0) => f0.at(j)?,
+                None => SX::scalar(0.0),
+            };
+            for sub in &self.subsystems {
+                let Some(first) = sub.f.first() else { continue };
+                let fj = first.at(j)?;
+                for f in &sub.f[1..] {
+                    let difference = &f.at(j)? - &fj;
+                    if !(difference.is_constant() && difference.evalf()?.iter().all(|v| *v == 0.0)) {
+                        continue 'states;
+                    }
+                }
+                rate = &rate + &fj;
+            }
+            let gradient = SX::jacobian(&rate, x)?;
+            if !gradient.is_constant() {
+                continue;
+            }
+            let others = [&self.u, &self.p];
+            if others.iter().any(|v| v.numel() > 0 && !SX::jacobian(&rate, v).is_ok_and(|g| g.is_constant() && g.nnz() == 0)) {
+                continue;
+            }
+            let a = gradient.densify().evalf()?;
+            let mut ones = a.iter().enumerate().filter(|(_, v)| **v != 0.0);
+            let (Some((k, &1.0)), None) = (ones.next(), ones.next()) else { continue };
+            if SX::substitute(&rate, x, &zeros)?.evalf().is_ok_and(|b| b[0] == 0.0) {
+                *slot = Some(k);
+            }
+        }
+        Ok(out)
     }
 
     fn validate_model(&self) -> Result<()> {
@@ -309,6 +352,12 @@ impl ModelKind for ClsModel {
 
     fn parameters(&self) -> &SX {
         &self.p
+    }
+
+    /// q̇ = v: position i's velocity is state n_q + i.
+    fn velocity_states(&self) -> Result<Vec<Option<usize>>> {
+        let n_q = self.n_q();
+        Ok((0..2 * n_q).map(|j| (j < n_q).then_some(n_q + j)).collect())
     }
 
     fn validate_model(&self) -> Result<()> {

@@ -178,12 +178,12 @@ pub struct OcpOptions<E: ElementOptions = FesdOptions> {
     /// Evidence: `docs/evidence/ocp.md`, "First result".
     pub kernels: Kernels,
     /// Start the states on straight lines from x0 to the values the terminal
-    /// constraint pins them to ([`Ocp::terminal_state_targets`]; the other states stay
-    /// at x0) instead of at x0 everywhere (default false). It can save many iterations
-    /// (a cart-pole swing-up: 336 instead of 770) or lead to another local solution
-    /// (the time-optimal car at N = 30: T = 16.51 instead of 40/3), as the velocities
-    /// on the line are not those of its positions. Evidence: `docs/evidence/ocp.md`,
-    /// "Straight-line guess".
+    /// constraint pins them to ([`Ocp::terminal_state_targets`]; the other states at
+    /// x0), a position's velocity at the line's slope ([`ModelKind::velocity_states`]),
+    /// instead of at x0 everywhere (default false). It often saves many iterations
+    /// (the cart-pole swing-up 338 instead of 770, the car with turbo about half) but
+    /// can lead to other local solutions (the car at N = 30 with N_FE = 2: T = 15.19
+    /// instead of 40/3). Evidence: `docs/evidence/ocp.md`, "Straight-line guess".
     pub straight_line_guess: bool,
 }
 

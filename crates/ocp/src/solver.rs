@@ -420,17 +420,34 @@ impl<M: ModelKind> OcpSolver<M> {
 /// `m` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
 /// symbols w and p, through the expansion of one function of all of them.
 /// The straight line from `x0` to the terminal targets over the horizon's guess
-/// (untargeted states constant); None where no state has a target.
+/// (untargeted states constant), with velocities that fit it: where ẋ_j = x_k
+/// ([`ModelKind::velocity_states`]) and x_j has a target, x_k is x_j's secant slope;
+/// where only x_k has one, x_j integrates x_k's line. None where no state has a target.
 #[allow(clippy::type_complexity)]
 fn straight_line<M: ModelKind>(ocp: &Ocp<M>, x0: &[f64]) -> Result<Option<Box<dyn Fn(f64) -> Vec<f64>>>> {
     let targets = ocp.terminal_state_targets()?;
     if targets.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let (x0, t_end) = (x0.to_vec(), ocp.horizon.guess());
+    let t_end = ocp.horizon.guess();
+    // x_j(t) = a_j + b_j t + c_j t².
+    let (mut a, mut b, mut c) = (x0.to_vec(), vec![0.0; x0.len()], vec![0.0; x0.len()]);
+    for (j, target) in targets.iter().enumerate() {
+        if let Some(target) = target {
+            b[j] = (target - x0[j]) / t_end;
+        }
+    }
+    for (j, velocity) in ocp.model.velocity_states()?.into_iter().enumerate() {
+        let Some(k) = velocity else { continue };
+        match (targets[j], targets[k]) {
+            (Some(_), _) => (a[k], b[k], c[k]) = (b[j], 0.0, 0.0),
+            (None, Some(_)) => (b[j], c[j]) = (x0[k], b[k] / 2.0),
+            (None, None) => {}
+        }
+    }
     Ok(Some(Box::new(move |t: f64| {
-        let s = (t / t_end).clamp(0.0, 1.0);
-        x0.iter().zip(&targets).map(|(&a, b)| b.map_or(a, |b| a + s * (b - a))).collect()
+        let t = t.clamp(0.0, t_end);
+        (0..a.len()).map(|j| a[j] + t * (b[j] + t * c[j])).collect()
     })))
 }
 
