@@ -133,11 +133,15 @@
 //! last homotopy NLP, primal and dual, at σ = `homotopy.warm_sigma_0` — model predictive
 //! control, where each re-solve starts from the plan's state one interval later.
 //!
-//! Initial guesses: simulated from the guessed x0 and controls with the OCP's own
-//! discretization ([`OcpSolver::guess_by_simulation`], element lengths and switches
-//! consistent with the dynamics), a state trajectory of the user's
-//! ([`OcpSolver::set_state_guess`]: end states, stage states or, in the differential form,
-//! the elements' secants on the nominal grid), or any NLP vector written by name
+//! Initial guesses: the states at x0 (default), or on straight lines to the values the
+//! terminal constraint pins them to, velocities at the lines' slopes
+//! ([`OcpOptions::straight_line_guess`], [`OcpSolver::guess_straight_line`]: often far
+//! fewer iterations, sometimes another local solution); simulated from the guessed x0
+//! and controls with the OCP's own discretization ([`OcpSolver::guess_by_simulation`],
+//! element lengths and switches consistent with the dynamics), a state trajectory of the
+//! user's ([`OcpSolver::set_state_guess`]: end states, stage states or, in the
+//! differential form, the elements' secants on the nominal grid), or any NLP vector
+//! written by name
 //! (`table().write(&mut w, "u", Some(k), None, &u_k)`, then
 //! [`OcpSolver::set_initial_guess`]).
 //!
