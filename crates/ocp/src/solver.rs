@@ -246,9 +246,10 @@ impl<M: ModelKind> OcpSolver<M> {
     }
 
     /// The next solve starts from states on straight lines from the current x0 to the
-    /// values the terminal constraint pins them to ([`OcpOptions::straight_line_guess`](crate::OcpOptions::straight_line_guess),
-    /// here from the x0 of [`OcpSolver::set_x0`]). Returns false, the guess unchanged,
-    /// where the terminal constraint pins no state.
+    /// values the terminal constraint pins them to (as
+    /// [`OcpOptions::straight_line_guess`](crate::OcpOptions::straight_line_guess) does
+    /// from the OCP's x0). Returns false, the guess unchanged, where the terminal
+    /// constraint pins no state.
     pub fn guess_straight_line(&mut self) -> Result<bool> {
         let Some(line) = straight_line(&self.ocp, &self.x0_now())? else { return Ok(false) };
         self.set_state_guess(&line)?;
