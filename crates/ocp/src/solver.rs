@@ -418,8 +418,6 @@ impl<M: ModelKind> OcpSolver<M> {
     }
 }
 
-/// `m` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
-/// symbols w and p, through the expansion of one function of all of them.
 /// The straight line from `x0` to the terminal targets over the horizon's guess
 /// (untargeted states constant), with velocities that fit it: where ẋ_j = x_k
 /// ([`ModelKind::velocity_states`]) and x_j has a target, x_k is x_j's secant slope;
@@ -482,6 +480,8 @@ fn state_guess_of<M: ModelKind>(ocp: &Ocp<M>, t: &Transcription, x_of_t: &dyn Fn
     Ok(w)
 }
 
+/// `m` as one SX graph (see `OcpOptions::expand`): its expressions in new SX
+/// symbols w and p, through the expansion of one function of all of them.
 fn expanded(m: &fesd_mpcc::Mpcc<casadi::Mx>) -> Result<fesd_mpcc::Mpcc> {
     let outputs = [("f", &m.f), ("g", &m.g), ("G", &m.big_g), ("H", &m.big_h)];
     let all = casadi::Function::new("ocp_nlp", &[("w", &m.w), ("p", &m.p)], &outputs)?.expand()?;
