@@ -1,4 +1,5 @@
-//! Reference OCPs with known answers, shared by tests, examples and benchmarks.
+//! Reference OCPs, shared by tests, examples and benchmarks: most with known answers, the
+//! cart-pole as a problem outside the ones fesd was tuned on.
 
 use crate::error::Result;
 use crate::problem::{Horizon, Ocp, TerminalConstraint};
