@@ -5,6 +5,7 @@
 //! everything else of an OCP is the same code for both.
 
 use crate::error::{invalid, Result};
+use crate::problem::one_state_affine;
 use casadi::SX;
 use fesd_cls::{ClsGrid, ClsModel, ClsOptions};
 use fesd_discretization::{
@@ -177,7 +178,6 @@ impl ModelKind for PssModel {
     fn velocity_states(&self) -> Result<Vec<Option<usize>>> {
         let n_x = PssModel::n_x(self);
         let x = &self.x;
-        let zeros = SX::zeros(n_x, 1);
         let mut out = vec![None; n_x];
         'states: for (j, slot) in out.iter_mut().enumerate() {
             // ẋ_j = f0_j + Σ_s f_s,j when every region of subsystem s has the same f_s,j.
@@ -196,18 +196,8 @@ impl ModelKind for PssModel {
                 }
                 rate = &rate + &fj;
             }
-            let gradient = SX::jacobian(&rate, x)?;
-            if !gradient.is_constant() {
-                continue;
-            }
-            let others = [&self.u, &self.p];
-            if others.iter().any(|v| v.numel() > 0 && !SX::jacobian(&rate, v).is_ok_and(|g| g.is_constant() && g.nnz() == 0)) {
-                continue;
-            }
-            let a = gradient.densify().evalf()?;
-            let mut ones = a.iter().enumerate().filter(|(_, v)| **v != 0.0);
-            let (Some((k, &1.0)), None) = (ones.next(), ones.next()) else { continue };
-            if SX::substitute(&rate, x, &zeros)?.evalf().is_ok_and(|b| b[0] == 0.0) {
+            // A control or parameter in the rate makes it no velocity.
+            if let Some((k, 1.0, 0.0)) = one_state_affine(&rate, x)? {
                 *slot = Some(k);
             }
         }

@@ -309,21 +309,13 @@ impl<M: ModelKind> Ocp<M> {
         let x = self.model.state()?;
         let mut targets = vec![None; x.nrow()];
         let Some(terminal) = &self.terminal else { return Ok(targets) };
-        let zeros = SX::zeros(x.nrow(), 1);
         for ((row, &lower), &upper) in terminal.expr.entries()?.iter().zip(&terminal.lower).zip(&terminal.upper) {
             if lower != upper || !lower.is_finite() {
                 continue;
             }
-            let gradient = SX::jacobian(row, &x)?;
-            if !gradient.is_constant() {
-                continue;
+            if let Some((j, a, b)) = one_state_affine(row, &x)? {
+                targets[j] = Some((lower - b) / a);
             }
-            let a = gradient.densify().evalf()?;
-            let mut pinned = a.iter().enumerate().filter(|(_, v)| **v != 0.0);
-            let (Some((j, &a_j)), None) = (pinned.next(), pinned.next()) else { continue };
-            // A parameter left in b makes it non-constant: no target then.
-            let Ok(b) = SX::substitute(row, &x, &zeros)?.evalf() else { continue };
-            targets[j] = Some((lower - b[0]) / a_j);
         }
         Ok(targets)
     }
@@ -521,4 +513,18 @@ pub(crate) fn check_reference(reference: &[Vec<f64>], n: usize, n_y: usize) -> R
         check_values("tracking reference", row, n_y)?;
     }
     Ok(())
+}
+
+/// `(j, a, b)` where the scalar `e` is `a·x_j + b` (a ≠ 0) with no other symbol than x_j
+/// (a control or parameter left in b makes it non-constant): None otherwise.
+pub(crate) fn one_state_affine(e: &SX, x: &SX) -> Result<Option<(usize, f64, f64)>> {
+    let gradient = SX::jacobian(e, x)?;
+    if !gradient.is_constant() {
+        return Ok(None);
+    }
+    let a = gradient.densify().evalf()?;
+    let mut nonzero = a.iter().enumerate().filter(|(_, v)| **v != 0.0);
+    let (Some((j, &a_j)), None) = (nonzero.next(), nonzero.next()) else { return Ok(None) };
+    let Ok(b) = SX::substitute(e, x, &SX::zeros(x.nrow(), 1))?.evalf() else { return Ok(None) };
+    Ok(Some((j, a_j, b[0])))
 }
